@@ -1,0 +1,110 @@
+/**
+ * The resolved configuration: what `load.ts` produces after the YAML has been validated,
+ * `${VAR}`s expanded, tokens resolved and decimal amounts converted to exact smallest units.
+ * Every other module reads configuration through these types, never the raw YAML.
+ */
+
+export type Hex = `0x${string}`;
+export type Network = `eip155:${number}`;
+
+export interface TokenInfo {
+  /** Config key, e.g. `usdc/base_sepolia`. */
+  key: string;
+  chainId: number;
+  network: Network;
+  /** Checksummed ERC-20 contract address. */
+  address: Hex;
+  /** EIP-712 domain name and version, sent in `extra` of every offer. */
+  name: string;
+  version: string;
+  decimals: number;
+  /** Human label for the network, e.g. "Base Sepolia". */
+  networkLabel: string;
+  /** Human symbol, e.g. "USDC". */
+  symbol: string;
+}
+
+interface PriceTagCommon {
+  /** Checksummed recipient address. */
+  payTo: Hex;
+  token: TokenInfo;
+  description?: string;
+}
+
+export interface PerRowPriceTag extends PriceTagCommon {
+  type: "per_row";
+  /** Smallest token units per row. */
+  amountPerItem: bigint;
+  minItems?: number;
+  maxItems?: number;
+  /** Smallest token units. */
+  minTotalAmount?: bigint;
+  isDefault: boolean;
+}
+
+export interface FixedPriceTag extends PriceTagCommon {
+  type: "fixed";
+  /** Smallest token units. */
+  amount: bigint;
+  isDefault: boolean;
+}
+
+export interface MetadataPriceTag extends PriceTagCommon {
+  type: "metadata_price";
+  /** Smallest token units. */
+  amount: bigint;
+}
+
+export type PriceTag = PerRowPriceTag | FixedPriceTag | MetadataPriceTag;
+
+export interface TableConfig {
+  name: string;
+  description: string;
+  /** Optional column descriptions, by column name. */
+  columns: Record<string, string>;
+  priceTags: PriceTag[];
+}
+
+export interface DashboardEntry {
+  slug: string;
+  title: string;
+  description: string;
+  tags: string[];
+  /** The table the dashboard charts. */
+  table: string;
+  enabled: boolean;
+}
+
+export interface Config {
+  server: {
+    host: string;
+    port: number;
+    baseUrl: string;
+    corsOrigins: string[];
+  };
+  facilitator: {
+    url: string;
+    timeoutMs: number;
+    headers: Record<string, string>;
+  };
+  database: { sqlite: string };
+  payment: {
+    maxTimeoutSeconds: number;
+    defaultDescription: string;
+  };
+  ledger: { path: string };
+  limits: {
+    maxRows: number;
+    queryTimeoutMs: number;
+    maxQueryBytes: number;
+  };
+  /** Built-in plus custom tokens, by key. */
+  tokens: Record<string, TokenInfo>;
+  tables: TableConfig[];
+  /** Absent when no dashboards are configured (then `/` is 404). */
+  dashboards?: {
+    /** Absolute path of the dashboards root. */
+    root: string;
+    entries: DashboardEntry[];
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The catalog: the configured tables and views, their columns, declared types and nullability,
+ * read once at start-up from a read-only connection. SQL validation and Arrow encoding both
+ * work from it, so the schema of a result is known before the query runs.
+ */
+import { Database } from "bun:sqlite";
+import { arrowKindFor, type ArrowKind } from "../arrow/types.ts";
+import type { TableConfig } from "../config/types.ts";
+
+export interface ColumnInfo {
+  name: string;
+  /** The declared SQLite type as written in CREATE TABLE ('' when none). */
+  declaredType: string;
+  nullable: boolean;
+  kind: ArrowKind;
+  description?: string;
+}
+
+export interface TableInfo {
+  /** The name as configured (and as it exists in the database). */
+  name: string;
+  columns: ColumnInfo[];
+  /** False for views and WITHOUT ROWID tables. */
+  hasRowid: boolean;
+  config: TableConfig;
+}
+
+export interface Catalog {
+  tables: TableInfo[];
+  /** SQLite identifiers are case-insensitive; so is this lookup. */
+  table(name: string): TableInfo | undefined;
+}
+
+export function openReadOnly(path: string): Database {
+  const db = new Database(path, { readonly: true, strict: true });
+  // Belt and braces on top of the read-only open (a second layer, like Datasette).
+  db.run("PRAGMA query_only = ON");
+  return db;
+}
+
+/** Reads the configured tables; returns problems (with config paths) for missing ones. */
+export function readCatalog(db: Database, tables: TableConfig[]): { catalog: Catalog; problems: string[] } {
+  const problems: string[] = [];
+  const infos: TableInfo[] = [];
+  tables.forEach((config, i) => {
+    const row = db
+      .query<{ type: string; name: string; sql: string | null }, [string]>(
+        "SELECT type, name, sql FROM sqlite_schema WHERE type IN ('table','view') AND name = ?1 COLLATE NOCASE",
+      )
+      .get(config.name);
+    if (!row) {
+      problems.push(`tables[${i}].name: no table or view named '${config.name}' in the database`);
+      return;
+    }
+    const columns = db
+      .query<{ name: string; type: string; notnull: number }, [string]>(
+        "SELECT name, type, \"notnull\" FROM pragma_table_info(?1)",
+      )
+      .all(row.name)
+      .map((c) => ({
+        name: c.name,
+        declaredType: c.type,
+        nullable: c.notnull === 0,
+        kind: arrowKindFor(c.type),
+        description: config.columns[c.name],
+      }));
+    for (const key of Object.keys(config.columns)) {
+      if (!columns.some((c) => c.name === key)) {
+        problems.push(`tables[${i}].columns.${key}: no column '${key}' in table '${config.name}'`);
+      }
+    }
+    const withoutRowid = row.type === "table" && /\bWITHOUT\s+ROWID\b/i.test(row.sql ?? "");
+    infos.push({ name: row.name, columns, hasRowid: row.type === "table" && !withoutRowid, config });
+  });
+  const byName = new Map(infos.map((t) => [t.name.toLowerCase(), t]));
+  return {
+    catalog: { tables: infos, table: (name) => byName.get(name.toLowerCase()) },
+    problems,
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The one error vocabulary of arrow402. Each class carries its HTTP status; `errorResponse`
+ * is the only place that turns an error into a response (DESIGN.md §8). Expected outcomes
+ * (a payment is required, a payment was refused) are values, not exceptions: see payment/gate.ts.
+ */
+
+export abstract class Arrow402Error extends Error {
+  abstract readonly status: number;
+  override name = this.constructor.name;
+}
+
+/** 400 text/plain: the request is at fault; the message says what to change. */
+export class BadRequestError extends Arrow402Error {
+  readonly status = 400;
+}
+
+/** 404 JSON `{error}` on the table endpoint. */
+export class TableNotFoundError extends Arrow402Error {
+  readonly status = 404;
+  constructor(readonly table: string) {
+    super(`Table '${table}' not found`);
+  }
+}
+
+/** 500 text/plain: the server's fault (database, encoding, facilitator). No stack trace is sent. */
+export class ServerError extends Arrow402Error {
+  readonly status = 500;
+}
+
+/** 500: a stored value does not fit its column's declared type (DESIGN.md §5). */
+export class ValueDoesNotFitError extends ServerError {
+  constructor(
+    readonly table: string,
+    readonly column: string,
+    readonly rowid: number | bigint | null,
+    readonly detail: string,
+  ) {
+    super(
+      `Value in table '${table}', column '${column}'` +
+        (rowid === null ? "" : `, rowid ${rowid}`) +
+        ` does not fit its declared type: ${detail}. Fix the data or the column's declared type (run 'arrow402 validate').`,
+    );
+  }
+}
+
+/** 500: the facilitator could not be reached, timed out, failed or answered nonsense. */
+export class FacilitatorError extends ServerError {}
+
+/** 503 text/plain: dashboards are configured but the landing page has not been generated. */
+export class DashboardsNotGeneratedError extends Arrow402Error {
+  readonly status = 503;
+  constructor() {
+    super("Dashboards are configured but not generated yet: run 'arrow402 dashboards' to build them.");
+  }
+}
+
+/** Thrown while loading configuration: every problem at once, each with its config path. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join("\n"));
+  }
+}
+
+const TEXT = { "content-type": "text/plain; charset=utf-8" };
+
+/** Maps any thrown value to a response. Unknown errors become a 500 without internals. */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof TableNotFoundError) {
+    return Response.json({ error: error.message }, { status: 404 });
+  }
+  if (error instanceof Arrow402Error) {
+    return new Response(error.message, { status: error.status, headers: TEXT });
+  }
+  console.error("arrow402: unexpected error:", error);
+  return new Response("Internal server error", { status: 500, headers: TEXT });
+}
