@@ -1,0 +1,71 @@
+/**
+ * createApp(deps) → the Elysia app, without listen(): tests call `app.handle(new Request(...))`
+ * and main.ts starts the server. Services take plain values, never Elysia's context.
+ */
+import { Elysia } from "elysia";
+import type { Config } from "./config/types.ts";
+import type { Catalog } from "./db/catalog.ts";
+import type { QueryExecutor } from "./db/execute.ts";
+import { errorResponse, TableNotFoundError } from "./errors.ts";
+import type { PaymentGate } from "./payment/gate.ts";
+import { PAYMENT_SIGNATURE } from "./payment/wire.ts";
+import { corsHeaders, preflightResponse } from "./routes/cors.ts";
+import { dashboardRoutes } from "./routes/dashboards.ts";
+import { discoveryDocument } from "./routes/discovery.ts";
+import { runPaid } from "./routes/paid.ts";
+import { handleQuery } from "./routes/query.ts";
+import { tableDocument } from "./routes/table.ts";
+
+export interface AppDeps {
+  config: Config;
+  catalog: Catalog;
+  executor: QueryExecutor;
+  gate: PaymentGate;
+  version: string;
+}
+
+export function createApp(deps: AppDeps) {
+  const { config, catalog } = deps;
+  const discovery = () => discoveryDocument(config, catalog, deps.version);
+  return new Elysia()
+    .onRequest(({ request, set }) => {
+      const origin = request.headers.get("origin");
+      if (request.method === "OPTIONS") return preflightResponse(config.server.corsOrigins, origin);
+      Object.assign(set.headers, corsHeaders(config.server.corsOrigins, origin));
+    })
+    .onError(({ code, error }) => {
+      if (code === "NOT_FOUND") return new Response("Not found", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+      return errorResponse(error);
+    })
+    .get("/api", discovery)
+    .get("/api/", discovery)
+    .get("/api/table/:name", ({ params, request }) => {
+      const table = catalog.table(params.name);
+      if (!table) throw new TableNotFoundError(params.name);
+      const tags = table.config.priceTags.filter((tag) => tag.type === "metadata_price");
+      const document = () => Response.json(tableDocument(table));
+      if (tags.length === 0) return document();
+      const url = new URL(request.url);
+      return runPaid(deps.gate, {
+        tags,
+        tableName: table.name,
+        query: null,
+        resource: {
+          url: config.server.baseUrl + url.pathname + url.search,
+          description: tags[0]?.description ?? `Metadata of table '${table.name}'`,
+          mimeType: "application/json",
+        },
+        paymentSignature: request.headers.get(PAYMENT_SIGNATURE),
+        deliver: async () => ({
+          response: (headers) => Response.json(tableDocument(table), { headers }),
+          rows: null,
+        }),
+      });
+    })
+    .get("/api/query", ({ request }) =>
+      handleQuery(deps, new URL(request.url), request.headers.get(PAYMENT_SIGNATURE)),
+    )
+    .use(dashboardRoutes(config.dashboards));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,32 @@
+/** Command-line parsing shared by the subcommands (DESIGN.md §1). Usage errors exit with 2. */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+export class UsageError extends Error {}
+
+export const HELP = `arrow402 — publish SQLite tables as Apache Arrow over HTTP, paid per query with x402
+
+Usage:
+  arrow402 serve      [--config FILE]           start the server (the built-in demo when there is no config)
+  arrow402 dashboards [--config FILE] [SLUG] [--force]
+                                                write the dashboards landing page and scaffold missing dashboards
+  arrow402 validate   [--config FILE]           check the config, the database and every stored value
+  arrow402 payments   [--config FILE] [--since DATE]
+                                                list settled payments and totals per table and token
+  arrow402 version                              print the version
+  arrow402 --help                               this help
+
+Without --config, ./arrow402.yaml is used when it exists, else the demo.
+Exit codes: 0 ok, 1 runtime failure, 2 bad usage or invalid configuration.`;
+
+export function parse<T extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: T, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args: argv, options, allowPositionals: positionals > 0, strict: true });
+    if (parsed.positionals.length > positionals) {
+      throw new UsageError(`unexpected argument '${parsed.positionals[positionals]}'`);
+    }
+    return parsed;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * Runs validated queries on the worker pool and turns the worker's Arrow chunks into a
+ * response body. The returned promise settles once the first record batch (or the end) has
+ * arrived, so errors found early (row limit, SQL error, time limit, a bad value in the first
+ * batch) still become proper 4xx/5xx responses; later failures abort the stream.
+ */
+import { BadRequestError, ServerError, ValueDoesNotFitError } from "../errors.ts";
+import type { ValidatedQuery } from "../sql/dialect.ts";
+import { countSql, rowidSql } from "../sql/dialect.ts";
+import { WorkerPool, type WorkerSlot } from "./pool.ts";
+import type { FromWorker, ToWorker } from "./protocol.ts";
+
+export interface ExecuteLimits {
+  maxRows: number;
+  queryTimeoutMs: number;
+}
+
+export interface QueryResult {
+  /** Arrow IPC stream, chunk by chunk. */
+  body: ReadableStream<Uint8Array>;
+}
+
+export interface BufferedResult {
+  chunks: Uint8Array[];
+  rows: number;
+  bytes: number;
+}
+
+/** Chunks the worker may send ahead before it waits; must match worker.ts. */
+const MAX_IN_FLIGHT = 4;
+export const BATCH_ROWS = 65_536;
+
+export class QueryExecutor {
+  private nextId = 1;
+  private readonly pool: WorkerPool;
+
+  constructor(
+    dbPath: string,
+    private readonly limits: ExecuteLimits,
+    workers = Math.max(2, navigator.hardwareConcurrency),
+  ) {
+    this.pool = new WorkerPool(dbPath, workers);
+  }
+
+  close(): void {
+    this.pool.close();
+  }
+
+  /** Number of rows the query returns, without materialising them. */
+  async count(query: ValidatedQuery): Promise<number> {
+    const slot = await this.pool.acquire();
+    const id = this.nextId++;
+    return new Promise<number>((resolve, reject) => {
+      const timer = new TimeBudget(this.limits.queryTimeoutMs, () => {
+        this.pool.replace(slot);
+        reject(timeLimitError(this.limits.queryTimeoutMs));
+      });
+      slot.onMessage = (msg) => {
+        if (msg.id !== id) return;
+        timer.stop();
+        this.pool.release(slot);
+        if (msg.type === "count") resolve(msg.rows);
+        else if (msg.type === "error") reject(toError(msg));
+      };
+      timer.start();
+      slot.worker.postMessage({ type: "count", id, sql: countSql(query) } satisfies ToWorker);
+    });
+  }
+
+  /** Streams the result. Resolves when the first batch is ready; rejects on early failure. */
+  async stream(query: ValidatedQuery): Promise<QueryResult> {
+    const slot = await this.pool.acquire();
+    return new RunningQuery(this.pool, slot, this.nextId++, query, this.limits).started;
+  }
+
+  /** Runs the query to the end and keeps the bytes (priced per row before delivery). */
+  async collect(query: ValidatedQuery): Promise<BufferedResult> {
+    const { body } = await this.stream(query);
+    const chunks: Uint8Array[] = [];
+    let bytes = 0;
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      bytes += chunk.byteLength;
+    }
+    return { chunks, rows: rowsOf.get(body) ?? 0, bytes };
+  }
+}
+
+/** Row counts of finished bodies, so `collect` can report them without a side channel per call. */
+const rowsOf = new WeakMap<ReadableStream<Uint8Array>, number>();
+
+class RunningQuery {
+  readonly started: Promise<QueryResult>;
+  private readonly queue: Uint8Array[] = [];
+  private wake: (() => void) | null = null;
+  private finished = false;
+  private failure: Error | null = null;
+  private inFlight = 0;
+  private batchesSeen = 0;
+  private readonly timer: TimeBudget;
+  private resolveStart!: (result: QueryResult) => void;
+  private rejectStart!: (error: Error) => void;
+  private startSettled = false;
+  private readonly body: ReadableStream<Uint8Array>;
+
+  constructor(
+    private readonly pool: WorkerPool,
+    private readonly slot: WorkerSlot,
+    private readonly id: number,
+    query: ValidatedQuery,
+    limits: ExecuteLimits,
+  ) {
+    this.started = new Promise((resolve, reject) => {
+      this.resolveStart = resolve;
+      this.rejectStart = reject;
+    });
+    this.timer = new TimeBudget(limits.queryTimeoutMs, () => {
+      this.pool.replace(this.slot);
+      this.fail(timeLimitError(limits.queryTimeoutMs));
+    });
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) => this.pull(controller),
+        cancel: () => this.cancel(),
+      },
+      { highWaterMark: 0 },
+    );
+    slot.onMessage = (msg) => msg.id === id && this.onMessage(msg);
+    // A LIMIT within max_rows already bounds the result; otherwise count first and refuse early.
+    const bounded = query.limit !== null && query.limit <= limits.maxRows;
+    this.timer.start();
+    slot.worker.postMessage({
+      type: "run",
+      id,
+      sql: query.sql,
+      countSql: bounded ? null : countSql(query),
+      rowidSql: rowidSql(query),
+      table: query.table.name,
+      columns: query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable })),
+      maxRows: limits.maxRows,
+      batchRows: BATCH_ROWS,
+    } satisfies ToWorker);
+  }
+
+  private onMessage(msg: FromWorker): void {
+    if (msg.type === "chunk") {
+      this.queue.push(msg.bytes);
+      this.inFlight++;
+      // The worker is waiting for us, not working: its time does not count.
+      if (this.inFlight >= MAX_IN_FLIGHT) this.timer.pause();
+      if (msg.rows > 0) this.batchesSeen++;
+      if (this.batchesSeen > 0) this.startOk();
+      this.wake?.();
+    } else if (msg.type === "done") {
+      this.timer.stop();
+      this.finished = true;
+      rowsOf.set(this.body, msg.rows);
+      this.pool.release(this.slot);
+      this.startOk();
+      this.wake?.();
+    } else if (msg.type === "error") {
+      this.timer.stop();
+      this.pool.release(this.slot);
+      this.fail(toError(msg));
+    }
+  }
+
+  private startOk(): void {
+    if (this.startSettled) return;
+    this.startSettled = true;
+    this.resolveStart({ body: this.body });
+  }
+
+  private fail(error: Error): void {
+    this.failure = error;
+    if (!this.startSettled) {
+      this.startSettled = true;
+      this.rejectStart(error);
+    }
+    this.wake?.();
+  }
+
+  private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    while (this.queue.length === 0 && !this.finished && !this.failure) {
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = null;
+    }
+    const chunk = this.queue.shift();
+    if (chunk) {
+      controller.enqueue(chunk);
+      if (!this.finished && !this.failure) {
+        this.slot.worker.postMessage({ type: "ack", id: this.id } satisfies ToWorker);
+        this.inFlight--;
+        this.timer.resume();
+      }
+    } else if (this.failure) {
+      controller.error(this.failure);
+    } else {
+      controller.close();
+    }
+  }
+
+  /** The client went away: stop the query instead of scanning for nobody. */
+  private cancel(): void {
+    if (this.finished || this.failure) return;
+    this.timer.stop();
+    this.failure = new Error("cancelled");
+    this.pool.replace(this.slot);
+  }
+}
+
+/** A time limit that can be paused while the worker waits on a slow reader. */
+class TimeBudget {
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private startedAt = 0;
+  private stopped = false;
+
+  constructor(
+    private remainingMs: number,
+    private readonly onExpire: () => void,
+  ) {}
+
+  start(): void {
+    if (this.stopped || this.timer) return;
+    this.startedAt = performance.now();
+    this.timer = setTimeout(() => {
+      this.stopped = true;
+      this.onExpire();
+    }, this.remainingMs);
+  }
+
+  pause(): void {
+    if (!this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.remainingMs -= performance.now() - this.startedAt;
+  }
+
+  resume(): void {
+    this.start();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
+function timeLimitError(ms: number): BadRequestError {
+  return new BadRequestError(
+    `The query ran longer than the ${ms} ms limit and was stopped: add a WHERE condition or a smaller LIMIT`,
+  );
+}
+
+function toError(msg: Extract<FromWorker, { type: "error" }>): Error {
+  if (msg.fit) return new ValueDoesNotFitError(msg.fit.table, msg.fit.column, msg.fit.rowid, msg.fit.detail);
+  return msg.status === 400 ? new BadRequestError(msg.message) : new ServerError(msg.message);
+}

@@ -1,0 +1,71 @@
+/**
+ * A fixed pool of query workers. Queries run off the HTTP thread so a long scan never stalls
+ * other requests; a worker that overruns its time limit is terminated and replaced, because
+ * bun:sqlite cannot interrupt a running statement.
+ */
+import type { FromWorker, ToWorker } from "./protocol.ts";
+
+export interface WorkerSlot {
+  worker: Worker;
+  /** Receives the worker's messages for the current job. */
+  onMessage: ((message: FromWorker) => void) | null;
+}
+
+export class WorkerPool {
+  private readonly idle: WorkerSlot[] = [];
+  private readonly waiting: ((slot: WorkerSlot) => void)[] = [];
+  private readonly all = new Set<WorkerSlot>();
+  private closed = false;
+
+  constructor(
+    private readonly dbPath: string,
+    readonly size: number,
+  ) {
+    for (let i = 0; i < size; i++) this.idle.push(this.spawn());
+  }
+
+  private spawn(): WorkerSlot {
+    // The URL form is what `bun build --compile` resolves when worker.ts is an extra entrypoint.
+    const worker = new Worker(new URL("./worker.ts", import.meta.url).href);
+    const slot: WorkerSlot = { worker, onMessage: null };
+    worker.onmessage = (event: MessageEvent<FromWorker>) => slot.onMessage?.(event.data);
+    worker.postMessage({ type: "open", path: this.dbPath } satisfies ToWorker);
+    // An idle worker must not keep the process alive.
+    (worker as Worker & { unref?: () => void }).unref?.();
+    this.all.add(slot);
+    return slot;
+  }
+
+  acquire(): Promise<WorkerSlot> {
+    if (this.closed) return Promise.reject(new Error("worker pool is closed"));
+    const slot = this.idle.pop();
+    if (slot) return Promise.resolve(slot);
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(slot: WorkerSlot): void {
+    slot.onMessage = null;
+    this.handOver(slot);
+  }
+
+  /** Terminates a busy worker (time limit, client gone) and puts a fresh one in its place. */
+  replace(slot: WorkerSlot): void {
+    slot.onMessage = null;
+    slot.worker.terminate();
+    this.all.delete(slot);
+    if (!this.closed) this.handOver(this.spawn());
+  }
+
+  private handOver(slot: WorkerSlot): void {
+    const next = this.waiting.shift();
+    if (next) next(slot);
+    else this.idle.push(slot);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const slot of this.all) slot.worker.terminate();
+    this.all.clear();
+    this.idle.length = 0;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * A query worker: owns one read-only SQLite connection and runs one job at a time, encoding
+ * rows to Arrow IPC batches as they are read. bun:sqlite cannot interrupt a running query,
+ * so the time limit is enforced by the HTTP thread terminating this worker (db/execute.ts).
+ */
+import type { Database, Statement } from "bun:sqlite";
+import { createStreamEncoder, ValueDoesNotFit } from "../arrow/encode.ts";
+import { openReadOnly } from "./catalog.ts";
+import type { CountJob, FitFailure, FromWorker, RunJob, ToWorker } from "./protocol.ts";
+
+declare const self: Worker;
+
+/** Chunks in flight before the worker waits for the HTTP thread to catch up (back-pressure). */
+const MAX_IN_FLIGHT = 4;
+
+let db: Database | null = null;
+let inFlight = 0;
+let currentJob = 0;
+let wake: (() => void) | null = null;
+
+function send(message: FromWorker): void {
+  if (message.type === "chunk") {
+    self.postMessage(message, [message.bytes.buffer as ArrayBuffer]);
+  } else {
+    self.postMessage(message);
+  }
+}
+
+self.onmessage = (event: MessageEvent<ToWorker>) => {
+  const msg = event.data;
+  if (msg.type === "open") {
+    db = openReadOnly(msg.path);
+  } else if (msg.type === "ack") {
+    if (msg.id !== currentJob) return;
+    inFlight--;
+    wake?.();
+  } else if (msg.type === "count") {
+    runCount(msg);
+  } else {
+    void runQuery(msg);
+  }
+};
+
+function prepare(sql: string): Statement {
+  const stmt = db!.prepare(sql);
+  // Third read-only layer after the allow-list and the read-only connection.
+  if (!stmt.readonly) throw new QueryError(400, "Only read-only SELECT queries are allowed");
+  return stmt;
+}
+
+class QueryError extends Error {
+  constructor(readonly status: 400 | 500, message: string) {
+    super(message);
+  }
+}
+
+function runCount(job: CountJob): void {
+  try {
+    const row = prepare(job.sql).values()[0];
+    send({ type: "count", id: job.id, rows: Number(row?.[0] ?? 0) });
+  } catch (error) {
+    send(errorMessage(job.id, error));
+  }
+}
+
+async function sendChunk(id: number, bytes: Uint8Array, rows: number): Promise<void> {
+  inFlight++;
+  send({ type: "chunk", id, bytes, rows });
+  while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((r) => (wake = r));
+  wake = null;
+}
+
+async function runQuery(job: RunJob): Promise<void> {
+  inFlight = 0;
+  currentJob = job.id;
+  // One read transaction: the count and the scan see the same snapshot.
+  db!.run("BEGIN");
+  try {
+    if (job.countSql) {
+      const total = Number(prepare(job.countSql).values()[0]?.[0] ?? 0);
+      if (total > job.maxRows) throw tooManyRows(total, job.maxRows);
+    }
+    const stmt = prepare(job.sql);
+    const encoder = createStreamEncoder(job.columns);
+    // iterate() streams without materialising the whole result (and is faster than values());
+    // output names are unique (the dialect rejects duplicates), so keyed rows lose nothing.
+    const names = stmt.columnNames;
+    await sendChunk(job.id, encoder.schemaMessage(), 0);
+    let total = 0;
+    let batch: unknown[][] = [];
+    for (const record of stmt.iterate() as Iterable<Record<string, unknown>>) {
+      batch.push(names.map((name) => record[name]));
+      if (batch.length === job.batchRows) {
+        await sendChunk(job.id, encodeBatch(job, encoder, batch, total), batch.length);
+        total += batch.length;
+        if (total > job.maxRows) throw tooManyRows(total, job.maxRows);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) {
+      await sendChunk(job.id, encodeBatch(job, encoder, batch, total), batch.length);
+      total += batch.length;
+    }
+    if (total > job.maxRows) throw tooManyRows(total, job.maxRows);
+    await sendChunk(job.id, encoder.endMessage(), 0);
+    send({ type: "done", id: job.id, rows: total });
+  } catch (error) {
+    send(errorMessage(job.id, error));
+  } finally {
+    db!.run("COMMIT");
+  }
+}
+
+function encodeBatch(job: RunJob, encoder: ReturnType<typeof createStreamEncoder>, rows: unknown[][], first: number) {
+  try {
+    return encoder.batchMessage(rows, first);
+  } catch (error) {
+    if (!(error instanceof ValueDoesNotFit)) throw error;
+    const column = job.columns[error.columnIndex]?.name ?? "?";
+    throw Object.assign(new QueryError(500, error.detail), {
+      fit: { table: job.table, column, rowid: findRowid(job, error.rowIndex), detail: error.detail },
+    });
+  }
+}
+
+/** The failing row's rowid, found by re-running the query with `_rowid_` appended (failure path only). */
+function findRowid(job: RunJob, rowIndex: number): number | null {
+  if (!job.rowidSql) return null;
+  let i = 0;
+  for (const row of db!.prepare(job.rowidSql).values()) {
+    if (i++ === rowIndex) return Number(row[row.length - 1]);
+  }
+  return null;
+}
+
+function tooManyRows(rows: number, max: number): QueryError {
+  return new QueryError(
+    400,
+    `The result has ${rows} rows, more than the limit of ${max}: add a WHERE condition or a LIMIT of at most ${max}`,
+  );
+}
+
+/** SQLite result codes that mean "this query cannot be answered as written", not "the server broke". */
+const CLIENT_FAULT_CODES = new Set(["SQLITE_ERROR", "SQLITE_TOOBIG", "SQLITE_RANGE", "SQLITE_MISMATCH"]);
+
+function errorMessage(id: number, error: unknown): FromWorker {
+  if (error instanceof QueryError) {
+    const fit = (error as QueryError & { fit?: FitFailure }).fit;
+    return { type: "error", id, status: error.status, message: error.message, fit };
+  }
+  // An SQLite error caused by the query itself is the client's to fix (DESIGN.md §8).
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string }).code ?? "";
+  const clientFault = CLIENT_FAULT_CODES.has(code);
+  return { type: "error", id, status: clientFault ? 400 : 500, message: clientFault ? `SQLite error: ${message}` : `Database error: ${message}` };
+}

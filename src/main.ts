@@ -1,0 +1,62 @@
+#!/usr/bin/env bun
+/**
+ * arrow402 command line (DESIGN.md §1): the only file that reads process.argv.
+ * Exit codes: 0 ok, 1 runtime failure, 2 bad usage or invalid config.
+ */
+import { HELP, parse, UsageError } from "./cli/args.ts";
+import { ConfigError } from "./errors.ts";
+import { VERSION } from "./version.ts";
+
+async function run(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const config = { config: { type: "string" as const, short: "c" } };
+  switch (command) {
+    case undefined:
+    case "--help":
+    case "-h":
+    case "help":
+      console.log(HELP);
+      return 0;
+    case "version":
+    case "--version":
+    case "-v":
+      console.log(VERSION);
+      return 0;
+    case "serve": {
+      const { values } = parse(rest, config);
+      await (await import("./cli/serve.ts")).serve(values.config);
+      return -1; // keeps running
+    }
+    case "validate": {
+      const { values } = parse(rest, config);
+      return (await import("./cli/validate.ts")).validate(values.config);
+    }
+    case "dashboards": {
+      const { values, positionals } = parse(rest, { ...config, force: { type: "boolean" } }, 1);
+      return (await import("./cli/dashboards.ts")).dashboards(values.config, positionals[0], values.force ?? false);
+    }
+    case "payments": {
+      const { values } = parse(rest, { ...config, since: { type: "string" } });
+      return (await import("./cli/payments.ts")).payments(values.config, values.since);
+    }
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+try {
+  const code = await run(process.argv.slice(2));
+  if (code >= 0) process.exit(code);
+} catch (error) {
+  if (error instanceof UsageError) {
+    console.error(`arrow402: ${error.message}\nRun 'arrow402 --help' for usage.`);
+    process.exit(2);
+  }
+  if (error instanceof ConfigError) {
+    console.error(`arrow402: invalid configuration (${error.problems.length} problem${error.problems.length === 1 ? "" : "s"}):`);
+    for (const problem of error.problems) console.error(`  ${problem}`);
+    process.exit(2);
+  }
+  console.error(`arrow402: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

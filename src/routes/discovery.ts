@@ -1,0 +1,30 @@
+/** `GET /api/`: the discovery document (spec "Discovery document"). */
+import type { Config } from "../config/types.ts";
+import type { Catalog } from "../db/catalog.ts";
+import { ARROW_STREAM } from "./arrow-response.ts";
+import { requiresPayment, summaryPricing } from "./pricing-view.ts";
+
+export function discoveryDocument(config: Config, catalog: Catalog, version: string) {
+  return {
+    server: { url: config.server.baseUrl, version, facilitator_url: config.facilitator.url },
+    endpoints: {
+      "GET /api/": { description: "This discovery document: the server, its endpoints and its tables." },
+      "GET /api/table/{name}": {
+        description: "Schema and price tags of one table (paid only if the table has a metadata price).",
+        response_format: "application/json",
+      },
+      "GET /api/query": {
+        description:
+          "Run a Simplified SQL query (?query=SELECT ... FROM <table> ...); paid tables answer 402 with x402 V2 payment options.",
+        response_format: ARROW_STREAM,
+      },
+    },
+    tables: catalog.tables.map((table) => ({
+      name: table.name,
+      description: table.config.description,
+      requires_payment: requiresPayment(table.config.priceTags),
+      details: `/api/table/${encodeURIComponent(table.name)}`,
+      pricing: summaryPricing(table.config.priceTags),
+    })),
+  };
+}

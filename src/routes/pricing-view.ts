@@ -1,0 +1,52 @@
+/**
+ * JSON views of price tags for the discovery and table endpoints (spec "Resources";
+ * DESIGN.md §3 fills the shapes the spec leaves open).
+ */
+import type { PriceTag } from "../config/types.ts";
+
+/** Querying needs payment when the table has a per_row or fixed tag (DESIGN.md §3). */
+export function requiresPayment(tags: PriceTag[]): boolean {
+  return tags.some((t) => t.type !== "metadata_price");
+}
+
+/** Element of `tables[].pricing` in the discovery document; metadata tags are omitted on purpose. */
+export function summaryPricing(tags: PriceTag[]): Record<string, string>[] {
+  return tags.flatMap((tag) => {
+    const where = { token_address: tag.token.address, chain: String(tag.token.chainId), pay_to: tag.payTo };
+    if (tag.type === "per_row") return [{ model: "PerRow", amount_per_item: String(tag.amountPerItem), ...where }];
+    if (tag.type === "fixed") return [{ model: "Fixed", amount: String(tag.amount), ...where }];
+    return [];
+  });
+}
+
+/** Element of `price_tags` on `GET /api/table/{name}`. */
+export function priceTagView(tag: PriceTag) {
+  return {
+    pay_to: tag.payTo,
+    pricing: pricingObject(tag),
+    token: {
+      chain: String(tag.token.chainId),
+      address: tag.token.address,
+      decimals: tag.token.decimals,
+      transfer_method: "eip3009",
+    },
+    is_default: tag.type === "metadata_price" ? false : tag.isDefault,
+  };
+}
+
+function pricingObject(tag: PriceTag) {
+  switch (tag.type) {
+    case "per_row":
+      return {
+        model: "PerRow",
+        amount_per_item: String(tag.amountPerItem),
+        min_items: tag.minItems ?? null,
+        max_items: tag.maxItems ?? null,
+        min_total_amount: tag.minTotalAmount === undefined ? null : String(tag.minTotalAmount),
+      };
+    case "fixed":
+      return { model: "Fixed", amount: String(tag.amount) };
+    case "metadata_price":
+      return { model: "MetadataPrice", amount: String(tag.amount) };
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `GET /api/query` (spec "GET /api/query"; flow of DESIGN.md §6). The SQL is validated before
+ * any payment logic; free tables stream at once; paid tables go through the payment gate, and
+ * nothing is delivered before settlement and nothing is charged for a failure.
+ */
+import type { Config } from "../config/types.ts";
+import type { Catalog } from "../db/catalog.ts";
+import type { QueryExecutor } from "../db/execute.ts";
+import { BadRequestError } from "../errors.ts";
+import type { PaymentGate } from "../payment/gate.ts";
+import { validateQuery } from "../sql/dialect.ts";
+import { ARROW_STREAM, arrowResponse } from "./arrow-response.ts";
+import { runPaid } from "./paid.ts";
+
+export interface QueryDeps {
+  config: Config;
+  catalog: Catalog;
+  executor: QueryExecutor;
+  gate: PaymentGate;
+}
+
+export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: string | null): Promise<Response> {
+  const sql = readQueryParameter(url);
+  const query = validateQuery(sql, deps.catalog, deps.config.limits);
+  const tags = query.table.config.priceTags.filter((tag) => tag.type !== "metadata_price");
+  if (tags.length === 0) {
+    const { body } = await deps.executor.stream(query);
+    return arrowResponse(body);
+  }
+  // Paid: the result is kept until settlement succeeds, so data never leaves unpaid.
+  let buffered: Awaited<ReturnType<QueryExecutor["collect"]>> | null = null;
+  return runPaid(deps.gate, {
+    tags,
+    tableName: query.table.name,
+    query: sql,
+    resource: {
+      url: deps.config.server.baseUrl + url.pathname + url.search,
+      description: deps.config.payment.defaultDescription,
+      mimeType: ARROW_STREAM,
+    },
+    paymentSignature,
+    countRows: () => deps.executor.count(query),
+    runQuery: async () => {
+      buffered = await deps.executor.collect(query);
+      return { rows: buffered.rows };
+    },
+    deliver: async () => {
+      buffered ??= await deps.executor.collect(query);
+      return { response: (headers) => arrowResponse(buffered!.chunks, headers), rows: buffered.rows };
+    },
+  });
+}
+
+function readQueryParameter(url: URL): string {
+  const values = url.searchParams.getAll("query");
+  if (values.length === 0 || values[0]!.trim() === "") {
+    throw new BadRequestError("Missing 'query' parameter: send the SQL as ?query=SELECT ... (URL-encoded)");
+  }
+  if (values.length > 1) throw new BadRequestError("Send exactly one 'query' parameter");
+  return values[0]!;
+}

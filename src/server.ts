@@ -1,0 +1,55 @@
+/**
+ * Wires the parts from a resolved config and listens: used by `arrow402 serve` and by the e2e
+ * tests, so the tests exercise exactly what users run.
+ */
+import { createApp } from "./app.ts";
+import type { Config } from "./config/types.ts";
+import { openReadOnly, readCatalog, type Catalog } from "./db/catalog.ts";
+import { QueryExecutor } from "./db/execute.ts";
+import { ConfigError } from "./errors.ts";
+import { createFacilitatorClient } from "./payment/facilitator.ts";
+import { createPaymentGate } from "./payment/gate.ts";
+import { openLedger } from "./payment/ledger.ts";
+import { VERSION } from "./version.ts";
+
+export interface RunningServer {
+  url: string;
+  catalog: Catalog;
+  stop(): Promise<void>;
+}
+
+export function startServer(config: Config, options: { workers?: number } = {}): RunningServer {
+  const db = openReadOnly(config.database.sqlite);
+  const { catalog, problems } = readCatalog(db, config.tables);
+  db.close();
+  if (problems.length > 0) throw new ConfigError(problems);
+  const executor = new QueryExecutor(config.database.sqlite, config.limits, options.workers);
+  const ledger = openLedger(config.ledger.path);
+  const gate = createPaymentGate({
+    facilitator: createFacilitatorClient(config.facilitator),
+    ledger,
+    maxTimeoutSeconds: config.payment.maxTimeoutSeconds,
+  });
+  let app: ReturnType<typeof createApp> | null = null;
+  const server = Bun.serve({
+    hostname: config.server.host,
+    port: config.server.port,
+    fetch: (request) => app!.handle(request),
+    // Large results stream for a while; the query time limit bounds the work, not this.
+    idleTimeout: 0,
+  });
+  const url = `http://${server.hostname}:${server.port}`;
+  // Port 0 means "any free port": a base_url still naming port 0 follows the real one.
+  const baseUrl = config.server.baseUrl.replace(/:0$/, `:${server.port}`);
+  const served = { ...config, server: { ...config.server, baseUrl } };
+  app = createApp({ config: served, catalog, executor, gate, version: VERSION });
+  return {
+    url,
+    catalog,
+    async stop() {
+      await server.stop(true);
+      executor.close();
+      ledger.close();
+    },
+  };
+}
