@@ -1,0 +1,166 @@
+/**
+ * The payment ledger (DESIGN.md §6): a durable record of every settled payment, written before the
+ * paid response leaves. Its own writable SQLite file, never the data file (which is read-only).
+ * WAL with synchronous=FULL: a committed row survives a crash or power loss, so a payment that
+ * moved money is never forgotten, and a settled payment key is never settled twice (unique).
+ */
+import { Database } from "bun:sqlite";
+
+export interface LedgerEntry {
+  /** When the facilitator confirmed settlement. */
+  settledAt: Date;
+  tableName: string;
+  resourceUrl: string;
+  /** The SQL for a query; null for metadata. */
+  query: string | null;
+  /** Rows delivered for a query; null for metadata. */
+  rows: number | null;
+  /** Smallest token units. */
+  amount: bigint;
+  asset: string;
+  network: string;
+  payer: string;
+  payTo: string;
+  transaction: string;
+  /** network|asset|from|nonce, see wire.ts paymentKey. */
+  paymentKey: string;
+  /** EIP-3009 validBefore (Unix seconds); until then the same payment may recover its response. */
+  validBefore: bigint;
+  /** JSON of the signed `payload` (signature and authorization), to recognise the same payment. */
+  signedPayload: string;
+}
+
+export interface LedgerTotal {
+  tableName: string;
+  network: string;
+  asset: string;
+  payments: number;
+  amount: bigint;
+}
+
+export interface Ledger {
+  readonly path: string;
+  /** Commits durably before returning; throws if the payment key is already recorded. */
+  record(entry: LedgerEntry): void;
+  findByKey(paymentKey: string): LedgerEntry | undefined;
+  /** Oldest first. */
+  list(filter?: { since?: Date }): LedgerEntry[];
+  totals(filter?: { since?: Date }): LedgerTotal[];
+  /** The connection's durability settings, as SQLite reports them (journal mode, synchronous level 2 = FULL). */
+  durability(): { journalMode: string; synchronous: number };
+  close(): void;
+}
+
+// Amounts and validBefore are uint256 on chain: stored as decimal text, summed as bigint.
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS payments (
+  id INTEGER PRIMARY KEY,
+  settled_at TEXT NOT NULL,
+  table_name TEXT NOT NULL,
+  resource_url TEXT NOT NULL,
+  query TEXT,
+  rows INTEGER,
+  amount TEXT NOT NULL,
+  asset TEXT NOT NULL,
+  network TEXT NOT NULL,
+  payer TEXT NOT NULL,
+  pay_to TEXT NOT NULL,
+  tx_hash TEXT NOT NULL,
+  payment_key TEXT NOT NULL UNIQUE,
+  valid_before TEXT NOT NULL,
+  signed_payload TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS payments_settled_at ON payments (settled_at);
+`;
+
+interface Row {
+  settled_at: string;
+  table_name: string;
+  resource_url: string;
+  query: string | null;
+  rows: number | null;
+  amount: string;
+  asset: string;
+  network: string;
+  payer: string;
+  pay_to: string;
+  tx_hash: string;
+  payment_key: string;
+  valid_before: string;
+  signed_payload: string;
+}
+
+export function openLedger(path: string): Ledger {
+  const db = new Database(path, { create: true, readwrite: true, strict: true });
+  db.run("PRAGMA journal_mode = WAL");
+  db.run("PRAGMA synchronous = FULL");
+  db.run("PRAGMA busy_timeout = 5000");
+  db.run(SCHEMA);
+
+  const insert = db.prepare(
+    `INSERT INTO payments (settled_at, table_name, resource_url, query, rows, amount, asset, network, payer, pay_to,
+       tx_hash, payment_key, valid_before, signed_payload)
+     VALUES ($settledAt, $tableName, $resourceUrl, $query, $rows, $amount, $asset, $network, $payer, $payTo,
+       $transaction, $paymentKey, $validBefore, $signedPayload)`,
+  );
+  const byKey = db.query<Row, [string]>("SELECT * FROM payments WHERE payment_key = ?");
+  // ISO-8601 UTC text sorts in time order, so `since` is a plain comparison.
+  const since = db.query<Row, [string]>("SELECT * FROM payments WHERE settled_at >= ? ORDER BY settled_at, id");
+
+  const list = (filter?: { since?: Date }) => since.all((filter?.since ?? new Date(0)).toISOString()).map(fromRow);
+
+  return {
+    path,
+    record(entry) {
+      insert.run({
+        ...entry,
+        settledAt: entry.settledAt.toISOString(),
+        amount: entry.amount.toString(),
+        validBefore: entry.validBefore.toString(),
+      });
+    },
+    findByKey(paymentKey) {
+      const row = byKey.get(paymentKey);
+      return row === null ? undefined : fromRow(row);
+    },
+    list,
+    totals(filter) {
+      const totals = new Map<string, LedgerTotal>();
+      for (const entry of list(filter)) {
+        const key = [entry.tableName, entry.network, entry.asset.toLowerCase()].join("\u0000");
+        const total = totals.get(key) ?? { tableName: entry.tableName, network: entry.network, asset: entry.asset, payments: 0, amount: 0n };
+        total.payments += 1;
+        total.amount += entry.amount;
+        totals.set(key, total);
+      }
+      return [...totals.values()].sort((a, b) => a.tableName.localeCompare(b.tableName) || a.network.localeCompare(b.network));
+    },
+    durability() {
+      const journal = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get();
+      const sync = db.query<{ synchronous: number }, []>("PRAGMA synchronous").get();
+      return { journalMode: journal?.journal_mode ?? "unknown", synchronous: sync?.synchronous ?? -1 };
+    },
+    close() {
+      db.close();
+    },
+  };
+}
+
+function fromRow(row: Row): LedgerEntry {
+  return {
+    settledAt: new Date(row.settled_at),
+    tableName: row.table_name,
+    resourceUrl: row.resource_url,
+    query: row.query,
+    rows: row.rows,
+    amount: BigInt(row.amount),
+    asset: row.asset,
+    network: row.network,
+    payer: row.payer,
+    payTo: row.pay_to,
+    transaction: row.tx_hash,
+    paymentKey: row.payment_key,
+    validBefore: BigInt(row.valid_before),
+    signedPayload: row.signed_payload,
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * Offers (`accepts` of a 402) from a table's price tags: pure, deterministic, exact (DESIGN.md §6).
+ *
+ * Zero rule (extends §6 "if every applicable amount is 0 → 200 without payment"): when the
+ * cheapest applicable offer costs 0 the request is served free, so an offer is never quoted at 0.
+ * Both `offersForQuery` and `offersForMetadata` then return an empty list: "nothing to pay".
+ */
+import { getAddress } from "viem";
+import type { PaymentRequirements } from "@x402/core/types";
+import type { FixedPriceTag, MetadataPriceTag, PerRowPriceTag, PriceTag, TokenInfo } from "../config/types.ts";
+import { BadRequestError } from "../errors.ts";
+import { sameJson } from "./json-equal.ts";
+
+export interface Offer {
+  tag: PriceTag;
+  /** Smallest token units; equals `requirement.amount`. */
+  amount: bigint;
+  /** The row count that priced a per_row offer; null for fixed and metadata offers. */
+  rows: number | null;
+  requirement: PaymentRequirements;
+}
+
+export interface OfferOptions {
+  maxTimeoutSeconds: number;
+}
+
+/**
+ * The requirement for one tag and amount, keys always in the same order so that its JSON is
+ * byte-for-byte the same on every request: the client's `accepted` must equal it (x402 V2 `exact`).
+ */
+export function requirementFor(tag: PriceTag, amount: bigint, opts: OfferOptions): PaymentRequirements {
+  return {
+    scheme: "exact",
+    network: tag.token.network,
+    amount: amount.toString(),
+    asset: getAddress(tag.token.address),
+    payTo: getAddress(tag.payTo),
+    maxTimeoutSeconds: opts.maxTimeoutSeconds,
+    extra: { name: tag.token.name, version: tag.token.version },
+  };
+}
+
+/** Whether a per_row tier covers `rows` (bounds optional and inclusive). */
+export function tierApplies(tag: PerRowPriceTag, rows: number): boolean {
+  return (tag.minItems === undefined || rows >= tag.minItems) && (tag.maxItems === undefined || rows <= tag.maxItems);
+}
+
+/** `amount_per_item × rows`, raised to `min_total_amount`. */
+export function perRowAmount(tag: PerRowPriceTag, rows: number): bigint {
+  const total = tag.amountPerItem * BigInt(rows);
+  return tag.minTotalAmount !== undefined && total < tag.minTotalAmount ? tag.minTotalAmount : total;
+}
+
+/**
+ * Offers for a query. `rowCount` null means "not counted": only fixed offers are returned (used to
+ * match a fixed `accepted` before doing any work). Throws BadRequestError when rows were counted
+ * and no tag applies (outside every tier, no fixed tag).
+ */
+export function offersForQuery(tags: PriceTag[], rowCount: number | null, opts: OfferOptions): Offer[] {
+  const perRow = tags.filter((tag): tag is PerRowPriceTag => tag.type === "per_row");
+  const offers: Offer[] = [];
+  for (const tag of tags) {
+    if (tag.type === "fixed") offers.push(flatOffer(tag, opts));
+    if (tag.type === "per_row" && rowCount !== null && tierApplies(tag, rowCount)) {
+      const amount = perRowAmount(tag, rowCount);
+      offers.push({ tag, amount, rows: rowCount, requirement: requirementFor(tag, amount, opts) });
+    }
+  }
+  if (offers.length === 0 && rowCount !== null && perRow.length > 0) {
+    throw new BadRequestError(
+      `The query returns ${rowCount} rows, but this table is sold only for results of ${perRow.map(tierBounds).join(", or ")}: ` +
+        "change the WHERE clause or LIMIT so that the row count falls in one of these ranges.",
+    );
+  }
+  return cheapestFirst(offers);
+}
+
+/** Offers for the metadata endpoint (metadata_price tags only). */
+export function offersForMetadata(tags: PriceTag[], opts: OfferOptions): Offer[] {
+  const offers = tags
+    .filter((tag): tag is MetadataPriceTag => tag.type === "metadata_price")
+    .map((tag) => flatOffer(tag, opts));
+  return cheapestFirst(offers);
+}
+
+/** What is being paid for; `mimeType` is the Arrow stream for queries, JSON for metadata. */
+export interface PaidResource {
+  url: string;
+  description: string;
+  mimeType: string;
+}
+
+/** The x402 V2 402 body; also sent base64-encoded in `PAYMENT-REQUIRED`. */
+export interface PaymentRequiredBody {
+  x402Version: 2;
+  error: string;
+  resource: PaidResource;
+  accepts: PaymentRequirements[];
+}
+
+/**
+ * The 402 body. For per_row offers the description ends with ` - N rows` (DESIGN.md §6), so the
+ * client sees what it is paying for; `error` is a sentence saying what to do next.
+ */
+export function paymentRequiredBody(resource: PaidResource, offers: Offer[], error: string): PaymentRequiredBody {
+  const rows = offers.find((offer) => offer.rows !== null)?.rows;
+  const description = rows === undefined || rows === null ? resource.description : `${resource.description} - ${rows} rows`;
+  return {
+    x402Version: 2,
+    error,
+    resource: { url: resource.url, description, mimeType: resource.mimeType },
+    accepts: offers.map((offer) => offer.requirement),
+  };
+}
+
+/** The offer whose requirement equals `accepted` in every field (x402 V2: direct equality). */
+export function findOffer(offers: Offer[], accepted: unknown): Offer | undefined {
+  return offers.find((offer) => sameJson(offer.requirement, accepted));
+}
+
+function flatOffer(tag: FixedPriceTag | MetadataPriceTag, opts: OfferOptions): Offer {
+  return { tag, amount: tag.amount, rows: null, requirement: requirementFor(tag, tag.amount, opts) };
+}
+
+/** Sorted by value in whole token units (tokens may differ in decimals); stable, so ties keep config order. */
+function cheapestFirst(offers: Offer[]): Offer[] {
+  const sorted = [...offers].sort((a, b) => compareValue(a.amount, a.tag.token, b.amount, b.tag.token));
+  const cheapest = sorted[0];
+  return cheapest !== undefined && cheapest.amount === 0n ? [] : sorted;
+}
+
+function compareValue(a: bigint, tokenA: TokenInfo, b: bigint, tokenB: TokenInfo): number {
+  const left = a * 10n ** BigInt(tokenB.decimals);
+  const right = b * 10n ** BigInt(tokenA.decimals);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function tierBounds(tag: PerRowPriceTag): string {
+  const { minItems: min, maxItems: max } = tag;
+  if (min !== undefined && max !== undefined) return `${min} to ${max} rows`;
+  if (min !== undefined) return `at least ${min} rows`;
+  if (max !== undefined) return `at most ${max} rows`;
+  return "any number of rows";
+}

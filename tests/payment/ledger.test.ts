@@ -1,0 +1,108 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openLedger, type LedgerEntry } from "../../src/payment/ledger.ts";
+import { formatPaymentsReport } from "../../src/payment/report.ts";
+import { EIGHTEEN, OTHER_PAY_TO, PAY_TO, USDC_BASE_SEPOLIA } from "./fixtures.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "arrow402-ledger-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let counter = 0;
+function entry(extra: Partial<LedgerEntry> = {}): LedgerEntry {
+  counter += 1;
+  const nonce = `0x${counter.toString(16).padStart(64, "0")}`;
+  return {
+    settledAt: new Date(Date.UTC(2025, 0, counter, 12)),
+    tableName: "swaps",
+    resourceUrl: `http://localhost:4021/api/query?query=SELECT+${counter}`,
+    query: `SELECT ${counter}`,
+    rows: counter * 10,
+    amount: 4000n,
+    asset: USDC_BASE_SEPOLIA.address,
+    network: USDC_BASE_SEPOLIA.network,
+    payer: OTHER_PAY_TO,
+    payTo: PAY_TO,
+    transaction: `0x${"ab".repeat(32)}`,
+    paymentKey: `${USDC_BASE_SEPOLIA.network}|${USDC_BASE_SEPOLIA.address}|${OTHER_PAY_TO}|${nonce}`.toLowerCase(),
+    validBefore: 2n ** 255n + BigInt(counter),
+    signedPayload: JSON.stringify({ signature: "0x00", nonce }),
+    ...extra,
+  };
+}
+
+describe("ledger", () => {
+  test("WAL and synchronous=FULL are set on the connection that writes", () => {
+    const path = join(dir, "pragmas.sqlite");
+    const ledger = openLedger(path);
+    ledger.record(entry());
+    // journal_mode is persistent in the file; synchronous is per connection, so read it from the ledger's own handle.
+    const db = new Database(path, { readonly: true });
+    expect(db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
+    db.close();
+    expect(ledger.durability()).toEqual({ journalMode: "wal", synchronous: 2 }); // 2 = FULL
+    ledger.close();
+  });
+
+  test("a recorded payment survives closing and reopening, exactly", () => {
+    const path = join(dir, "durable.sqlite");
+    const first = entry({ amount: 123_456_789_012_345_678_901_234_567_890n, query: null, rows: null });
+    const ledger = openLedger(path);
+    ledger.record(first);
+    ledger.close();
+
+    const reopened = openLedger(path);
+    expect(reopened.findByKey(first.paymentKey)).toEqual(first);
+    expect(reopened.findByKey("eip155:1|0x|0x|0x")).toBeUndefined();
+    reopened.close();
+  });
+
+  test("a payment key is recorded once", () => {
+    const ledger = openLedger(join(dir, "unique.sqlite"));
+    const once = entry();
+    ledger.record(once);
+    expect(() => ledger.record({ ...once, transaction: `0x${"cd".repeat(32)}` })).toThrow(/UNIQUE/);
+    expect(ledger.list()).toHaveLength(1);
+    ledger.close();
+  });
+
+  test("list and totals, with and without since, per table and token", () => {
+    const ledger = openLedger(join(dir, "totals.sqlite"));
+    const a = entry({ amount: 1000n });
+    const b = entry({ amount: 2500n });
+    const c = entry({ amount: 10n ** 18n, asset: EIGHTEEN.address, network: EIGHTEEN.network });
+    const d = entry({ amount: 7n, tableName: "blocks" });
+    for (const e of [d, b, a, c]) ledger.record(e);
+
+    expect(ledger.list().map((e) => e.paymentKey)).toEqual([a, b, c, d].map((e) => e.paymentKey));
+    expect(ledger.list({ since: b.settledAt }).map((e) => e.paymentKey)).toEqual([b, c, d].map((e) => e.paymentKey));
+    expect(ledger.totals()).toEqual([
+      { tableName: "blocks", network: d.network, asset: d.asset, payments: 1, amount: 7n },
+      { tableName: "swaps", network: EIGHTEEN.network, asset: EIGHTEEN.address, payments: 1, amount: 10n ** 18n },
+      { tableName: "swaps", network: a.network, asset: a.asset, payments: 2, amount: 3500n },
+    ]);
+    expect(ledger.totals({ since: c.settledAt }).map((t) => t.amount)).toEqual([7n, 10n ** 18n]);
+
+    const report = formatPaymentsReport(ledger, { tokens: { [USDC_BASE_SEPOLIA.key]: USDC_BASE_SEPOLIA } });
+    expect(report).toContain("Settled payments (4):");
+    expect(report).toContain(`swaps  ${a.rows} rows  0.001 USDC on Base Sepolia`);
+    expect(report).toContain(`swaps  0.0035 USDC on Base Sepolia  (2 payments)`);
+    expect(report).toContain(`blocks  0.000007 USDC on Base Sepolia  (1 payment)`);
+    expect(report).toContain(`${10n ** 18n} units of ${EIGHTEEN.address} on ${EIGHTEEN.network}`);
+    expect(report).toContain(a.resourceUrl);
+
+    const withDai = formatPaymentsReport(ledger, { since: c.settledAt, tokens: { dai: EIGHTEEN, usdc: USDC_BASE_SEPOLIA } });
+    expect(withDai).toContain("(2):");
+    expect(withDai).toContain("swaps  1 DAI on Base  (1 payment)");
+    expect(withDai).not.toContain(a.resourceUrl);
+    ledger.close();
+  });
+
+  test("an empty ledger says so", () => {
+    const ledger = openLedger(join(dir, "empty.sqlite"));
+    expect(formatPaymentsReport(ledger, { tokens: {} })).toMatch(/^No settled payments in /);
+    ledger.close();
+  });
+});
