@@ -1,0 +1,87 @@
+/**
+ * Rows from bun:sqlite → an Arrow IPC stream (DESIGN.md §5): a schema message, one record-batch
+ * message per batch, the end-of-stream marker. Each message is its own buffer so a worker can
+ * transfer it to the HTTP thread as soon as it is ready; concatenated they are one valid stream.
+ *
+ * Rows are arrays of values as `stmt.values()` returns them. They are expected from a connection
+ * opened with `safeIntegers: true` (INTEGER → bigint, REAL → number), which keeps integers beyond
+ * 2^53 exact and tells an INTEGER from a REAL; see fit.ts for `safeIntegers: false`.
+ */
+import { Field, Schema } from "apache-arrow";
+import { buildColumn, ValueDoesNotFit, type ColumnChunk, type ColumnContext } from "./columns.ts";
+import { endOfStream, recordBatchMessage, schemaMessage } from "./ipc.ts";
+import { arrowTypeFor, type ArrowKind } from "./types.ts";
+
+export { ValueDoesNotFit } from "./columns.ts";
+export { fitProblem, type FitOptions } from "./fit.ts";
+
+export interface EncoderColumn {
+  name: string;
+  kind: ArrowKind;
+  nullable: boolean;
+  metadata?: Record<string, string>;
+}
+
+export interface EncoderOptions {
+  /** The rows come from a connection with `safeIntegers: true` (default true). */
+  safeIntegers?: boolean;
+}
+
+export interface StreamEncoder {
+  /** IPC schema message (with continuation marker). */
+  schemaMessage(): Uint8Array;
+  /** One record batch; throws ValueDoesNotFit. `firstRowIndex` positions errors in the result. */
+  batchMessage(rows: unknown[][], firstRowIndex: number): Uint8Array;
+  /** End-of-stream marker. */
+  endMessage(): Uint8Array;
+}
+
+export const DEFAULT_BATCH_SIZE = 65_536;
+
+export function arrowSchema(columns: EncoderColumn[]): Schema {
+  return new Schema(
+    columns.map((c) => new Field(c.name, arrowTypeFor(c.kind), c.nullable, new Map(Object.entries(c.metadata ?? {})))),
+  );
+}
+
+export function createStreamEncoder(columns: EncoderColumn[], options: EncoderOptions = {}): StreamEncoder {
+  const schema = arrowSchema(columns);
+  const safeIntegers = options.safeIntegers ?? true;
+  return {
+    schemaMessage: () => schemaMessage(schema),
+    batchMessage(rows, firstRowIndex) {
+      const chunks: ColumnChunk[] = columns.map((column, i) => {
+        const context: ColumnContext = { kind: column.kind, nullable: column.nullable, safeIntegers, firstRowIndex };
+        return buildColumn[column.kind](rows, i, context);
+      });
+      return recordBatchMessage(rows.length, chunks);
+    },
+    endMessage: endOfStream,
+  };
+}
+
+/** The whole stream in one buffer (snapshots, tests). An empty `rows` gives schema + end only. */
+export function encodeRowsToIpc(
+  columns: EncoderColumn[],
+  rows: unknown[][],
+  batchSize = DEFAULT_BATCH_SIZE,
+  options: EncoderOptions = {},
+): Uint8Array {
+  if (!(Number.isInteger(batchSize) && batchSize > 0)) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  const encoder = createStreamEncoder(columns, options);
+  const messages = [encoder.schemaMessage()];
+  for (let first = 0; first < rows.length; first += batchSize) {
+    messages.push(encoder.batchMessage(rows.slice(first, first + batchSize), first));
+  }
+  messages.push(encoder.endMessage());
+  const out = new Uint8Array(messages.reduce((sum, m) => sum + m.byteLength, 0));
+  let position = 0;
+  for (const message of messages) {
+    out.set(message, position);
+    position += message.byteLength;
+  }
+  return out;
+}
+
+// Typed-array views write integers little-endian; Arrow IPC bodies are little-endian here.
+if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error("arrow402 needs a little-endian platform");

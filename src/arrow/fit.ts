@@ -1,0 +1,155 @@
+/**
+ * Whether a SQLite value fits its column's Arrow type, and what it becomes (DESIGN.md §5).
+ * SQLite is dynamically typed, so any column can hold any value; a value that cannot be
+ * represented exactly is never changed silently: it is a misfit with a detail naming the value.
+ *
+ * Values arrive as bun:sqlite returns them. With `safeIntegers: true` (the default here, and how
+ * arrow402 opens its connections) every INTEGER is a bigint and every REAL a number, so both the
+ * storage class and the exact value are known. With `safeIntegers: false` an integral number may be
+ * an INTEGER that SQLite rounded to 53 bits on the way out; such values beyond 2^53 are misfits.
+ */
+import { hasSubMillisecondPrecision, parseIsoDate, parseIsoTimestamp } from "./datetime.ts";
+import { sqliteIntegerText, sqliteRealText } from "./sqlite-text.ts";
+import type { ArrowKind } from "./types.ts";
+
+export interface FitOptions {
+  /** The rows come from a bun:sqlite connection with `safeIntegers: true` (default true). */
+  safeIntegers?: boolean;
+  /** False for a NOT NULL column: a NULL there is a misfit (default true). */
+  nullable?: boolean;
+}
+
+/** Why a value does not fit, e.g. "text 'abc' is not an integer". */
+export class Misfit {
+  constructor(readonly detail: string) {}
+}
+
+/** What a non-null value becomes: int64/timestamp → number (safe integer) or bigint, date32 → days. */
+export type ArrowValue = number | bigint | string | boolean | Uint8Array;
+
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+const TWO_POW_63 = 2 ** 63;
+
+/** null = fits; else a detail such as "text 'abc' is not an integer". */
+export function fitProblem(kind: ArrowKind, value: unknown, options: FitOptions = {}): string | null {
+  if (value === null) return options.nullable === false ? "NULL in a column declared NOT NULL" : null;
+  const converted = convertValue(kind, value, options.safeIntegers ?? true);
+  return converted instanceof Misfit ? converted.detail : null;
+}
+
+/** The Arrow value of a non-null SQLite value, or why it does not fit. */
+export function convertValue(kind: ArrowKind, value: unknown, safeIntegers: boolean): ArrowValue | Misfit {
+  if (kind !== "float64" && !safeIntegers && typeof value === "number" && isUnsafeInteger(value)) {
+    // A REAL column holds REALs only, so there the number is exact; elsewhere it may not be.
+    return new Misfit(`integer ${value} beyond 2^53 may have been rounded (read it with safeIntegers)`);
+  }
+  switch (kind) {
+    case "int64":
+      return toInt64(value, safeIntegers);
+    case "float64":
+      return toFloat64(value, safeIntegers);
+    case "utf8":
+      return toText(value, safeIntegers);
+    case "binary":
+      return value instanceof Uint8Array ? value : new Misfit(`${describe(value, safeIntegers)} is not a blob`);
+    case "bool":
+      return toBool(value, safeIntegers);
+    case "date32":
+      return toDate(value, safeIntegers);
+    case "timestamp":
+      return toTimestamp(value, safeIntegers);
+  }
+}
+
+function isUnsafeInteger(value: number): boolean {
+  return Number.isInteger(value) && !Number.isSafeInteger(value);
+}
+
+function toInt64(value: unknown, safeIntegers: boolean): ArrowValue | Misfit {
+  if (typeof value === "bigint") {
+    return value >= INT64_MIN && value <= INT64_MAX ? value : new Misfit(`integer ${value} is outside the 64-bit range`);
+  }
+  if (typeof value === "number" && Number.isInteger(value)) {
+    if (Number.isSafeInteger(value)) return value;
+    // An integral REAL (safeIntegers) is exact; convert it unless it lies outside int64.
+    if (value >= -TWO_POW_63 && value < TWO_POW_63) return BigInt(value);
+    return new Misfit(`${describe(value, safeIntegers)} is outside the 64-bit integer range`);
+  }
+  return new Misfit(`${describe(value, safeIntegers)} is not an integer`);
+}
+
+function toFloat64(value: unknown, safeIntegers: boolean): ArrowValue | Misfit {
+  if (typeof value === "number") return value;
+  if (typeof value === "bigint") {
+    const float = Number(value);
+    return BigInt(float) === value ? float : new Misfit(`integer ${value} cannot be represented exactly as a 64-bit float`);
+  }
+  return new Misfit(`${describe(value, safeIntegers)} is not a number`);
+}
+
+function toText(value: unknown, safeIntegers: boolean): ArrowValue | Misfit {
+  if (typeof value === "string") return value;
+  if (typeof value === "bigint") return sqliteIntegerText(value);
+  if (typeof value === "number") {
+    // Without safeIntegers an integral number is taken for an INTEGER: "2", not the REAL's "2.0".
+    if (!safeIntegers && Number.isInteger(value)) return sqliteIntegerText(value);
+    return sqliteRealText(value) ?? new Misfit(`real ${value} has no SQLite text form`);
+  }
+  return new Misfit(`${describe(value, safeIntegers)} is not text`);
+}
+
+function toBool(value: unknown, safeIntegers: boolean): ArrowValue | Misfit {
+  if (typeof value === "boolean") return value;
+  if (value === 0 || value === 0n) return false;
+  if (value === 1 || value === 1n) return true;
+  return new Misfit(`${describe(value, safeIntegers)} is not a boolean (0 or 1)`);
+}
+
+function toDate(value: unknown, safeIntegers: boolean): ArrowValue | Misfit {
+  if (typeof value === "string") {
+    const days = parseIsoDate(value);
+    if (days === days) return days;
+  }
+  return new Misfit(`${describe(value, safeIntegers)} is not an ISO-8601 date (YYYY-MM-DD)`);
+}
+
+function toTimestamp(value: unknown, safeIntegers: boolean): ArrowValue | Misfit {
+  if (typeof value === "string") {
+    const ms = parseIsoTimestamp(value);
+    if (ms === ms) return ms;
+    const why = hasSubMillisecondPrecision(value) ? "has sub-millisecond precision" : "is not an ISO-8601 timestamp";
+    return new Misfit(`${describe(value, safeIntegers)} ${why}`);
+  }
+  // Unix seconds.
+  if (typeof value === "bigint" || (typeof value === "number" && Number.isInteger(value))) {
+    const seconds = value;
+    if (typeof seconds === "number" && Number.isSafeInteger(seconds * 1000)) return seconds * 1000;
+    const ms = BigInt(seconds) * 1000n;
+    if (ms >= INT64_MIN && ms <= INT64_MAX) return ms;
+    return new Misfit(`${describe(value, safeIntegers)} Unix seconds is outside the timestamp range`);
+  }
+  if (typeof value === "number" && Number.isFinite(value)) {
+    const ms = Math.round(value * 1000);
+    if (ms / 1000 === value && Number.isSafeInteger(ms)) return ms;
+    return new Misfit(`${describe(value, safeIntegers)} Unix seconds is not a whole number of milliseconds`);
+  }
+  return new Misfit(`${describe(value, safeIntegers)} is not a timestamp (ISO-8601 text or Unix seconds)`);
+}
+
+/** How a value is named in a detail: its SQLite storage class and a short rendering. */
+export function describe(value: unknown, safeIntegers = true): string {
+  if (value === null) return "NULL";
+  if (typeof value === "string") {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return `text '${shown}'`;
+  }
+  if (typeof value === "bigint") return `integer ${value}`;
+  if (typeof value === "number") {
+    return !safeIntegers && Number.isInteger(value) ? `integer ${value}` : `real ${value}`;
+  }
+  if (value instanceof Uint8Array) return `blob of ${value.byteLength} bytes`;
+  if (typeof value === "boolean") return `boolean ${value}`;
+  if (value === undefined) return "a missing value";
+  return `a ${typeof value} that is not a SQLite value`;
+}

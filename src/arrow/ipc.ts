@@ -1,0 +1,115 @@
+/**
+ * Arrow IPC stream messages (format: https://arrow.apache.org/docs/format/Columnar.html#ipc-streaming-format):
+ * each message is 0xFFFFFFFF, an int32 metadata length, a flatbuffer `Message` padded to 8 bytes,
+ * then the body. The schema message is apache-arrow's own encoding. The record-batch metadata is
+ * written here by hand: it is a fixed shape (lengths, field nodes, buffer regions), and building
+ * the batch body ourselves lets the whole message go into one buffer that is transferred to the
+ * HTTP thread without a copy.
+ */
+import { Message, type Schema } from "apache-arrow";
+import type { ColumnChunk } from "./columns.ts";
+
+const CONTINUATION = -1;
+const METADATA_VERSION_V5 = 4;
+const HEADER_RECORD_BATCH = 3;
+
+/** The end-of-stream marker: a continuation followed by a zero length. */
+export function endOfStream(): Uint8Array {
+  return new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+}
+
+export function schemaMessage(schema: Schema): Uint8Array {
+  const metadata = Message.encode(Message.from(schema));
+  const paddedLength = pad8(metadata.byteLength);
+  const out = new Uint8Array(8 + paddedLength);
+  const view = new DataView(out.buffer);
+  view.setInt32(0, CONTINUATION, true);
+  view.setInt32(4, paddedLength, true);
+  out.set(metadata, 8);
+  return out;
+}
+
+/** One record batch: metadata and body in a single buffer of its own (transferable). */
+export function recordBatchMessage(length: number, columns: ColumnChunk[]): Uint8Array {
+  const buffers = columns.flatMap((c) => c.buffers);
+  let bodyLength = 0;
+  for (const buffer of buffers) bodyLength += pad8(buffer.byteLength);
+  const metadataLength = recordBatchMetadataLength(columns.length, buffers.length);
+  const out = new Uint8Array(8 + metadataLength + bodyLength);
+  const view = new DataView(out.buffer);
+  view.setInt32(0, CONTINUATION, true);
+  view.setInt32(4, metadataLength, true);
+  writeRecordBatchMetadata(view, 8, length, columns, buffers, bodyLength);
+  let position = 8 + metadataLength;
+  for (const buffer of buffers) {
+    out.set(buffer, position);
+    position += pad8(buffer.byteLength);
+  }
+  return out;
+}
+
+function pad8(n: number): number {
+  return (n + 7) & ~7;
+}
+
+/*
+ * Flatbuffer layout (offsets from the metadata start; every table and struct vector 8-aligned):
+ *   0  uoffset → Message table (16)
+ *   4  Message vtable: size 12, table size 20, version@16, header_type@18, header@4, bodyLength@8
+ *  16  Message table: soffset 12, header uoffset (→ 48), bodyLength int64, version int16, header_type uint8
+ *  36  RecordBatch vtable: size 10, table size 24, length@8, nodes@4, buffers@16
+ *  48  RecordBatch table: soffset 12, nodes uoffset, length int64, buffers uoffset, padding
+ *  72  padding, nodes vector (uint32 count, then FieldNode {length, null_count} structs at 80)
+ *      padding, buffers vector (uint32 count, then Buffer {offset, length} structs)
+ */
+function recordBatchMetadataLength(nodeCount: number, bufferCount: number): number {
+  return 80 + 16 * nodeCount + 8 + 16 * bufferCount;
+}
+
+function writeRecordBatchMetadata(
+  view: DataView,
+  base: number,
+  length: number,
+  columns: ColumnChunk[],
+  buffers: Uint8Array[],
+  bodyLength: number,
+): void {
+  const u16 = (at: number, value: number) => view.setUint16(base + at, value, true);
+  const i32 = (at: number, value: number) => view.setInt32(base + at, value, true);
+  const i64 = (at: number, value: number) => {
+    view.setUint32(base + at, value % 4_294_967_296, true);
+    view.setUint32(base + at + 4, Math.floor(value / 4_294_967_296), true);
+  };
+  i32(0, 16);
+  // Message vtable and table.
+  [12, 20, 16, 18, 4, 8].forEach((value, i) => u16(4 + 2 * i, value));
+  i32(16, 12);
+  i32(20, 48 - 20);
+  i64(24, bodyLength);
+  view.setInt16(base + 32, METADATA_VERSION_V5, true);
+  view.setUint8(base + 34, HEADER_RECORD_BATCH);
+  // RecordBatch vtable and table.
+  [10, 24, 8, 4, 16].forEach((value, i) => u16(36 + 2 * i, value));
+  i32(48, 12);
+  i32(52, 76 - 52);
+  i64(56, length);
+  // Field nodes.
+  i32(76, columns.length);
+  let at = 80;
+  for (const column of columns) {
+    i64(at, length);
+    i64(at + 8, column.nullCount);
+    at += 16;
+  }
+  // Buffers: the vector's count sits 4 bytes before its 8-aligned structs.
+  i32(64, at + 4 - 64);
+  i32(at + 4, buffers.length);
+  at += 8;
+  let offset = 0;
+  for (const buffer of buffers) {
+    i64(at, offset);
+    i64(at + 8, buffer.byteLength);
+    offset += pad8(buffer.byteLength);
+    at += 16;
+  }
+}
