@@ -1,0 +1,50 @@
+/**
+ * The `dashboards:` section (DESIGN.md §7): the dashboards root folder and one entry per
+ * dashboard. A slug becomes the first URL path segment (`/<slug>/`), so it is restricted to a safe
+ * pattern (checked by the schema), `api` is reserved for the HTTP API, and slugs are unique.
+ * Each entry charts a configured table; its name is stored as configured.
+ */
+import { resolve } from "node:path";
+import { formatPath, isRecord, type Problems } from "./problems.ts";
+import { DEFAULTS } from "./schema.ts";
+import type { Config, DashboardEntry } from "./types.ts";
+
+/** Slugs that would collide with the server's own routes. */
+const RESERVED_SLUGS = new Set(["api"]);
+
+export function resolveDashboards(raw: unknown, tableNames: string[], baseDir: string, problems: Problems): Config["dashboards"] {
+  const section = isRecord(raw) ? raw : {};
+  const root = resolve(baseDir, typeof section.root === "string" ? section.root : DEFAULTS.dashboardsRoot);
+  const tablesByLowerName = new Map(tableNames.map((name) => [name.toLowerCase(), name]));
+  const firstIndexBySlug = new Map<string, number>();
+  const entries = (Array.isArray(section.entries) ? section.entries : []).map((item: unknown, index): DashboardEntry => {
+    const entry = isRecord(item) ? item : {};
+    const path = ["dashboards", "entries", index];
+    const slug = typeof entry.slug === "string" ? entry.slug : "";
+    if (RESERVED_SLUGS.has(slug)) {
+      problems.add([...path, "slug"], `${slug} is reserved for the HTTP API; choose another slug`);
+    } else if (slug !== "") {
+      const earlier = firstIndexBySlug.get(slug);
+      if (earlier === undefined) firstIndexBySlug.set(slug, index);
+      else problems.add([...path, "slug"], `${slug} is already used by ${formatPath(["dashboards", "entries", earlier])}; slugs must be unique`);
+    }
+    let table = typeof entry.table === "string" ? entry.table : "";
+    if (table !== "") {
+      const configured = tablesByLowerName.get(table.toLowerCase());
+      if (configured === undefined) {
+        problems.add([...path, "table"], `${JSON.stringify(table)} is not a configured table; use one of ${tableNames.join(", ")}`);
+      } else {
+        table = configured;
+      }
+    }
+    return {
+      slug,
+      title: typeof entry.title === "string" ? entry.title : "",
+      description: typeof entry.description === "string" ? entry.description : "",
+      tags: Array.isArray(entry.tags) ? entry.tags.filter((tag): tag is string => typeof tag === "string") : [],
+      table,
+      enabled: entry.enabled !== false,
+    };
+  });
+  return { root, entries };
+}

@@ -1,0 +1,95 @@
+/**
+ * Loads the configuration (DESIGN.md §2): YAML → `${VAR}` expansion → shape (TypeBox) → meaning
+ * (tokens, amounts, addresses, duplicates) → the resolved `Config`. Every problem is collected and
+ * thrown at once as a ConfigError, each line prefixed with its path in the YAML. Relative paths
+ * resolve against the config file's directory, so a config works from any working directory.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { ConfigError } from "../errors.ts";
+import { resolveTokens } from "./custom-tokens.ts";
+import { resolveDashboards } from "./dashboards.ts";
+import { dropEmptyValues } from "./empty-values.ts";
+import { expandEnv, type Env } from "./env.ts";
+import { describeKind, isRecord, Problems } from "./problems.ts";
+import { ConfigSchema, DEFAULTS } from "./schema.ts";
+import { collectSchemaProblems } from "./schema-problems.ts";
+import { resolveFacilitator, resolveServer, sectionOf } from "./server.ts";
+import { resolveTables } from "./tables.ts";
+import type { Config } from "./types.ts";
+import { parseYaml } from "./yaml.ts";
+
+/** Reads and resolves a YAML config file; throws ConfigError listing every problem. */
+export function loadConfigFile(path: string, env?: Record<string, string | undefined>): Config {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigError([`${path}: cannot read the config file (${code}); check the --config path`]);
+  }
+  const parsed = parseYaml(text);
+  if (!parsed.ok) throw new ConfigError([`${path}${parsed.line === undefined ? "" : `:${parsed.line}`}: ${parsed.message}`]);
+  return resolveConfig(parsed.value, { baseDir: dirname(resolve(path)), ...(env === undefined ? {} : { env }) });
+}
+
+function numberOr(section: Record<string, unknown> | undefined, key: string, fallback: number): number {
+  const value = section?.[key];
+  return typeof value === "number" ? value : fallback;
+}
+
+function stringOr(section: Record<string, unknown> | undefined, key: string, fallback: string): string {
+  const value = section?.[key];
+  return typeof value === "string" ? value : fallback;
+}
+
+/** Validates and resolves an already-parsed config object (the demo builds its config this way). */
+export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }): Config {
+  const problems = new Problems();
+  const config = isRecord(raw) ? dropEmptyValues(ConfigSchema, expandEnv(raw, opts.env ?? process.env, [], problems)) : raw;
+  if (!isRecord(config)) {
+    problems.add([], `got ${describeKind(raw)}; the config must be a mapping with at least database: (sqlite:) and tables:`);
+    throw new ConfigError(problems.list);
+  }
+  const baseDir = resolve(opts.baseDir);
+  collectSchemaProblems(ConfigSchema, config, [], problems);
+
+  const server = resolveServer(config.server, problems);
+  const facilitator = resolveFacilitator(config.facilitator, problems);
+  const tokens = resolveTokens(config.tokens, problems);
+  const tables = resolveTables(config.tables, tokens, problems);
+  const tableNames = tables.map((table) => table.name).filter((name) => name !== "");
+  const dashboards = config.dashboards === undefined ? undefined : resolveDashboards(config.dashboards, tableNames, baseDir, problems);
+
+  const database = sectionOf(config.database);
+  const payment = sectionOf(config.payment);
+  const ledger = sectionOf(config.ledger);
+  const limits = sectionOf(config.limits);
+  const databasePath = resolve(baseDir, stringOr(database, "sqlite", ""));
+  const ledgerPath = resolve(baseDir, stringOr(ledger, "path", DEFAULTS.ledgerPath));
+  if (typeof database?.sqlite === "string" && database.sqlite !== "" && ledgerPath === databasePath) {
+    problems.add(["ledger", "path"], "is the published database; the ledger needs its own file, e.g. ./arrow402-ledger.sqlite");
+  }
+
+  if (!problems.isEmpty || server === undefined || facilitator === undefined) {
+    throw new ConfigError(problems.isEmpty ? ["(top level): the configuration could not be resolved"] : problems.list);
+  }
+  return {
+    server,
+    facilitator,
+    database: { sqlite: databasePath },
+    payment: {
+      maxTimeoutSeconds: numberOr(payment, "max_timeout_seconds", DEFAULTS.maxTimeoutSeconds),
+      defaultDescription: stringOr(payment, "default_description", DEFAULTS.defaultDescription),
+    },
+    ledger: { path: ledgerPath },
+    limits: {
+      maxRows: numberOr(limits, "max_rows", DEFAULTS.maxRows),
+      queryTimeoutMs: numberOr(limits, "query_timeout_ms", DEFAULTS.queryTimeoutMs),
+      maxQueryBytes: numberOr(limits, "max_query_bytes", DEFAULTS.maxQueryBytes),
+    },
+    tokens: tokens.tokens,
+    tables,
+    ...(dashboards === undefined ? {} : { dashboards }),
+  };
+}

@@ -1,0 +1,193 @@
+import { describe, expect, test } from "bun:test";
+import { resolveConfig } from "../../src/config/load.ts";
+import { BUILTIN_TOKENS } from "../../src/config/tokens.ts";
+import { DEVNET_TOKEN, FULL_EXAMPLE_YAML, PAY_TO, minimal, perRow } from "./examples.ts";
+
+const BASE = "/srv/arrow402";
+
+describe("a minimal config gets every default", () => {
+  test("defaults of DESIGN.md §2", () => {
+    const config = resolveConfig(minimal(), { baseDir: BASE, env: {} });
+    expect(config).toEqual({
+      server: { host: "127.0.0.1", port: 4021, baseUrl: "http://127.0.0.1:4021", corsOrigins: ["*"] },
+      facilitator: { url: "https://x402.org/facilitator", timeoutMs: 10000, headers: {} },
+      database: { sqlite: `${BASE}/db.sqlite` },
+      payment: { maxTimeoutSeconds: 300, defaultDescription: "Query execution payment" },
+      ledger: { path: `${BASE}/arrow402-ledger.sqlite` },
+      limits: { maxRows: 1000000, queryTimeoutMs: 10000, maxQueryBytes: 16384 },
+      tokens: BUILTIN_TOKENS,
+      tables: [{ name: "items", description: "", columns: {}, priceTags: [] }],
+    });
+    expect("dashboards" in config).toBe(false);
+  });
+
+  test("empty YAML values count as absent", () => {
+    const config = resolveConfig(minimal({ server: null, tokens: null, tables: [{ name: "items", price_tags: null, description: null }] }), {
+      baseDir: BASE,
+      env: {},
+    });
+    expect(config.server.port).toBe(4021);
+    expect(config.tables[0]).toEqual({ name: "items", description: "", columns: {}, priceTags: [] });
+  });
+});
+
+describe("the full example of DESIGN.md §2", () => {
+  const config = resolveConfig(Bun.YAML.parse(FULL_EXAMPLE_YAML), { baseDir: BASE, env: { FACILITATOR_TOKEN: "s3cret" } });
+
+  test("server, facilitator and limits", () => {
+    expect(config.server).toEqual({ host: "127.0.0.1", port: 4021, baseUrl: "http://localhost:4021", corsOrigins: ["*"] });
+    expect(config.facilitator).toEqual({ url: "https://x402.org/facilitator", timeoutMs: 10000, headers: { Authorization: "Bearer s3cret" } });
+    expect(config.database.sqlite).toBe(`${BASE}/data/market.sqlite`);
+    expect(config.ledger.path).toBe(`${BASE}/arrow402-ledger.sqlite`);
+  });
+
+  test("custom token with defaults for symbol and label, address checksummed", () => {
+    expect(config.tokens["usdc/devnet"]).toEqual({
+      key: "usdc/devnet",
+      chainId: 31337,
+      network: "eip155:31337",
+      address: DEVNET_TOKEN as `0x${string}`,
+      name: "USD Coin",
+      version: "2",
+      decimals: 6,
+      networkLabel: "chain 31337",
+      symbol: "USDC",
+    });
+    expect(config.tokens["usdc/base"]).toEqual(BUILTIN_TOKENS["usdc/base"]!);
+  });
+
+  test("tables, price tags in smallest units", () => {
+    const baseSepolia = BUILTIN_TOKENS["usdc/base_sepolia"]!;
+    const base = BUILTIN_TOKENS["usdc/base"]!;
+    const payTo = PAY_TO as `0x${string}`;
+    expect(config.tables).toEqual([
+      {
+        name: "swaps",
+        description: "DEX swaps",
+        columns: { amount_usd: "Swap size in US dollars" },
+        priceTags: [
+          { type: "per_row", payTo, token: baseSepolia, amountPerItem: 2000n, isDefault: true },
+          { type: "per_row", payTo, token: baseSepolia, amountPerItem: 1000n, minItems: 100, isDefault: false },
+          { type: "fixed", payTo, token: base, amount: 1000000n, description: "Any query, flat", isDefault: false },
+          { type: "metadata_price", payTo, token: base, amount: 10000n },
+        ],
+      },
+      { name: "blocks", description: "", columns: {}, priceTags: [] },
+    ]);
+  });
+
+  test("dashboards with defaults filled", () => {
+    expect(config.dashboards).toEqual({
+      root: `${BASE}/dashboards`,
+      entries: [{ slug: "dex", title: "DEX activity", description: "Swaps per hour", tags: ["DeFi", "Base"], table: "swaps", enabled: true }],
+    });
+  });
+});
+
+describe("resolution rules", () => {
+  const resolve = (raw: Record<string, unknown>, env: Record<string, string> = {}) => resolveConfig(raw, { baseDir: BASE, env });
+
+  test("without is_default the first per_row/fixed tag is the default", () => {
+    const tags = resolve(
+      minimal({
+        tables: [
+          {
+            name: "items",
+            price_tags: [
+              { type: "metadata_price", pay_to: PAY_TO, token: "usdc/base", amount: "0.01" },
+              { type: "fixed", pay_to: PAY_TO, token: "usdc/base", amount: "1" },
+              perRow(),
+            ],
+          },
+        ],
+      }),
+    ).tables[0]!.priceTags;
+    expect(tags.map((tag) => (tag.type === "metadata_price" ? "meta" : tag.isDefault))).toEqual(["meta", true, false]);
+  });
+
+  test("an explicit is_default wins over order", () => {
+    const tags = resolve(minimal({ tables: [{ name: "items", price_tags: [perRow(), perRow({ amount_per_item: "0.1", is_default: true })] }] }))
+      .tables[0]!.priceTags;
+    expect(tags.map((tag) => (tag.type === "metadata_price" ? "meta" : tag.isDefault))).toEqual([false, true]);
+  });
+
+  test("per_row optional fields", () => {
+    const [tag] = resolve(
+      minimal({ tables: [{ name: "items", price_tags: [perRow({ min_items: 0, max_items: 500, min_total_amount: "0.05", description: "Bulk" })] }] }),
+    ).tables[0]!.priceTags;
+    expect(tag).toEqual({
+      type: "per_row",
+      payTo: PAY_TO as `0x${string}`,
+      token: BUILTIN_TOKENS["usdc/base_sepolia"]!,
+      amountPerItem: 2000n,
+      minItems: 0,
+      maxItems: 500,
+      minTotalAmount: 50000n,
+      description: "Bulk",
+      isDefault: true,
+    });
+  });
+
+  test("lowercase pay_to is checksummed", () => {
+    const [tag] = resolve(minimal({ tables: [{ name: "items", price_tags: [perRow({ pay_to: PAY_TO.toLowerCase() })] }] })).tables[0]!.priceTags;
+    expect(tag?.payTo).toBe(PAY_TO as `0x${string}`);
+  });
+
+  test("custom token: integer chain, explicit symbol and label, other decimals", () => {
+    const config = resolve(
+      minimal({
+        tokens: { "eurc/devnet": { chain: 31337, address: DEVNET_TOKEN, name: "EURC", version: "1", decimals: 2, symbol: "EUR", network_label: "Anvil" } },
+        tables: [{ name: "items", price_tags: [perRow({ token: "eurc/devnet", amount_per_item: "0.05" })] }],
+      }),
+    );
+    expect(config.tokens["eurc/devnet"]).toMatchObject({ chainId: 31337, network: "eip155:31337", decimals: 2, symbol: "EUR", networkLabel: "Anvil" });
+    const [tag] = config.tables[0]!.priceTags;
+    expect(tag?.type === "per_row" && tag.amountPerItem).toBe(5n);
+  });
+
+  const servers: [string, Record<string, unknown>, { host: string; port: number; baseUrl: string }][] = [
+    ["port 0", { bind: "127.0.0.1:0" }, { host: "127.0.0.1", port: 0, baseUrl: "http://127.0.0.1:0" }],
+    ["a hostname", { bind: "localhost:8080" }, { host: "localhost", port: 8080, baseUrl: "http://localhost:8080" }],
+    ["IPv6 in brackets", { bind: "[::1]:4021" }, { host: "::1", port: 4021, baseUrl: "http://[::1]:4021" }],
+    ["all interfaces", { bind: "0.0.0.0:4021" }, { host: "0.0.0.0", port: 4021, baseUrl: "http://localhost:4021" }],
+    ["base_url trailing slash", { base_url: "https://data.example.com/" }, { host: "127.0.0.1", port: 4021, baseUrl: "https://data.example.com" }],
+    ["base_url with a path", { base_url: "https://example.com/arrow402/" }, { host: "127.0.0.1", port: 4021, baseUrl: "https://example.com/arrow402" }],
+  ];
+  for (const [name, server, expected] of servers) {
+    test(`server: ${name}`, () => {
+      expect(resolve(minimal({ server })).server).toMatchObject(expected);
+    });
+  }
+
+  test("facilitator url loses its trailing slash; CORS origins kept", () => {
+    const config = resolve(minimal({ facilitator: { url: "http://127.0.0.1:9000/" }, server: { cors_origins: ["https://a.example", "http://localhost:3000"] } }));
+    expect(config.facilitator.url).toBe("http://127.0.0.1:9000");
+    expect(config.server.corsOrigins).toEqual(["https://a.example", "http://localhost:3000"]);
+  });
+
+  test("absolute paths stay, relative ones resolve against baseDir, relative baseDir against the cwd", () => {
+    const config = resolveConfig(minimal({ database: { sqlite: "/data/x.sqlite" }, ledger: { path: "../ledger/l.sqlite" }, dashboards: { root: "site" } }), {
+      baseDir: "conf",
+      env: {},
+    });
+    expect(config.database.sqlite).toBe("/data/x.sqlite");
+    expect(config.ledger.path).toBe(`${process.cwd()}/ledger/l.sqlite`);
+    expect(config.dashboards).toEqual({ root: `${process.cwd()}/conf/site`, entries: [] });
+  });
+
+  test("dashboard entries: defaults, disabled entries, table name as configured", () => {
+    const config = resolve(
+      minimal({
+        tables: [{ name: "Items" }],
+        dashboards: { entries: [{ slug: "a-1", title: "A", table: "items" }, { slug: "b_2", title: "B", table: "Items", enabled: false, tags: ["x"] }] },
+      }),
+    );
+    expect(config.dashboards).toEqual({
+      root: `${BASE}/dashboards`,
+      entries: [
+        { slug: "a-1", title: "A", description: "", tags: [], table: "Items", enabled: true },
+        { slug: "b_2", title: "B", description: "", tags: ["x"], table: "Items", enabled: false },
+      ],
+    });
+  });
+});
