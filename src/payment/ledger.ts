@@ -164,3 +164,5 @@ function fromRow(row: Row): LedgerEntry {
     signedPayload: row.signed_payload,
   };
 }
+
+export { formatPaymentsReport } from "./report.ts";

@@ -10,9 +10,9 @@ import { decodePaymentSignatureHeader } from "@x402/core/http";
 import { safeBase64Encode } from "@x402/core/utils";
 import { BadRequestError } from "../errors.ts";
 
-export const PAYMENT_REQUIRED_HEADER = "PAYMENT-REQUIRED";
-export const PAYMENT_SIGNATURE_HEADER = "PAYMENT-SIGNATURE";
-export const PAYMENT_RESPONSE_HEADER = "PAYMENT-RESPONSE";
+export const PAYMENT_REQUIRED = "PAYMENT-REQUIRED";
+export const PAYMENT_SIGNATURE = "PAYMENT-SIGNATURE";
+export const PAYMENT_RESPONSE = "PAYMENT-RESPONSE";
 
 /** Standard base64 of the UTF-8 JSON of `value`: the encoding of every x402 V2 header. */
 export function encodeHeaderJson(value: unknown): string {
@@ -28,7 +28,7 @@ const Bytes32 = Type.String({ pattern: "^0x[0-9a-fA-F]{64}$" });
 
 const RequirementSchema = Type.Object({
   scheme: Type.String(),
-  network: Type.String({ pattern: "^eip155:[0-9]+$" }),
+  network: Type.Unsafe<`eip155:${string}`>(Type.String({ pattern: "^eip155:[0-9]+$" })),
   amount: Uint,
   asset: Address,
   payTo: Address,

@@ -29,7 +29,7 @@ describe("decodePaymentSignature", () => {
   test("a payload created by the x402 client decodes to itself", () => {
     const decoded = decodePaymentSignature(goodHeader);
     expect(decoded).toEqual(good);
-    expect(decoded.accepted).toEqual(body.accepts[0]!);
+    expect<unknown>(decoded.accepted).toEqual(body.accepts[0]!);
     expect(decoded.resource?.description).toBe("Données — swaps - 5 rows");
   });
 
