@@ -1,0 +1,146 @@
+/**
+ * Simplified SQL (DESIGN.md §4): `SELECT columns FROM table [WHERE expr] [ORDER BY order {, order}]
+ * [LIMIT int [OFFSET int]] [;]`, validated clause by clause against allowlist.ts. The SQL that runs
+ * is always a slice of the validated text (never user strings spliced into new SQL), so what SQLite
+ * executes is exactly what was checked.
+ *
+ * Choices the grammar leaves open:
+ * - `table.column` is accepted where `table` is the queried table (see names.ts); `t.*` is not.
+ * - Output names must be unique (case-insensitive) so every Arrow field can be addressed by name.
+ * - An alias needs `AS` (a forgotten comma must not silently rename a column).
+ * - `LIMIT offset, count` is refused rather than normalised: its order is a classic source of mistakes.
+ * - COLLATE is refused; lower()/upper() cover case-insensitive comparison.
+ * - Unary `+` is accepted alongside `-` and NOT.
+ */
+import type { FromClause, LimitClause, Node, OrderByClause, SelectClause, WhereClause } from "sql-parser-cst";
+import type { Catalog, ColumnInfo, TableInfo } from "../db/catalog.ts";
+import { ALLOWED_NODES } from "./allowlist.ts";
+import { checkExpression } from "./expression.ts";
+import { readLimit } from "./limit.ts";
+import { foldCase, identifierName, resolveColumn, sameName, type Scope } from "./names.ts";
+import { checkOrderBy } from "./order.ts";
+import { parseSelect } from "./parse.ts";
+import { refuse, refuseKnownConstruct, shown, sourceOf } from "./refusals.ts";
+
+export interface OutputColumn {
+  /** The alias if given, else the column's name as stored in the table. */
+  name: string;
+  column: ColumnInfo;
+}
+
+export interface ValidatedQuery {
+  table: TableInfo;
+  /** The validated statement without a trailing ';', so it can be wrapped. */
+  sql: string;
+  /** `*` expands to all the table's columns in table order. */
+  columns: OutputColumn[];
+  limit: number | null;
+  offset: number | null;
+}
+
+interface Clauses {
+  select?: SelectClause;
+  from?: FromClause;
+  where?: WhereClause;
+  order?: OrderByClause;
+  limit?: LimitClause;
+}
+
+/** Validates one Simplified SQL query; throws BadRequestError with a one-line reason otherwise. */
+export function validateQuery(sql: string, catalog: Catalog, limits: { maxQueryBytes: number }): ValidatedQuery {
+  const statement = parseSelect(sql, limits.maxQueryBytes);
+  const clauses = collectClauses(statement.clauses, sql);
+  if (!clauses.select) refuse("SELECT is required: SELECT columns FROM table");
+  if (!clauses.from) refuse("FROM is required: SELECT columns FROM table");
+  const scope: Scope = { table: resolveTable(clauses.from, catalog, sql), sql };
+  const columns = checkSelectList(clauses.select, scope);
+  if (clauses.where) checkExpression(clauses.where.expr, scope, 1);
+  if (clauses.order) checkOrderBy(clauses.order, columns, scope);
+  const { limit, offset } = clauses.limit ? readLimit(clauses.limit, scope) : { limit: null, offset: null };
+  const [start, end] = statement.range!;
+  return { table: scope.table, sql: sql.slice(start, end), columns, limit, offset };
+}
+
+/** The row count of the query without materialising its rows. */
+export function countSql(q: ValidatedQuery): string {
+  return `SELECT count(*) FROM (${q.sql})`;
+}
+
+export { rowidSql } from "./rowid.ts";
+
+function collectClauses(list: Node[], sql: string): Clauses {
+  const clauses: Clauses = {};
+  for (const clause of list) {
+    refuseKnownConstruct(clause);
+    if (!(ALLOWED_NODES.clause as readonly string[]).includes(clause.type)) refuse(`Unsupported clause '${sourceOf(clause, sql)}'`);
+    if (clause.type === "select_clause") clauses.select = clause;
+    else if (clause.type === "from_clause") clauses.from = clause;
+    else if (clause.type === "where_clause") clauses.where = clause;
+    else if (clause.type === "order_by_clause") clauses.order = clause;
+    else if (clause.type === "limit_clause") clauses.limit = clause;
+  }
+  return clauses;
+}
+
+const FROM_REFUSALS: Record<string, string> = {
+  alias: "Table aliases are not supported: write the table name alone",
+  member_expr: "Schema-qualified table names are not supported: write the table name alone",
+  func_call: "Table-valued functions are not supported: query a configured table",
+  paren_expr: "Subqueries are not supported: query a single table",
+  indexed_table: "INDEXED BY is not supported: write the table name alone",
+  not_indexed_table: "NOT INDEXED is not supported: write the table name alone",
+};
+
+function resolveTable(from: FromClause, catalog: Catalog, sql: string): TableInfo {
+  const node = from.expr;
+  refuseKnownConstruct(node);
+  if (node.type !== "identifier" || !(ALLOWED_NODES.fromTable as readonly string[]).includes(node.type)) {
+    refuse(Object.hasOwn(FROM_REFUSALS, node.type) ? FROM_REFUSALS[node.type]! : `FROM must name one table: '${sourceOf(node, sql)}'`);
+  }
+  const name = identifierName(node);
+  const table = catalog.table(name);
+  // The catalog folds case like JavaScript; SQLite folds ASCII only, so both must agree.
+  if (!table || !sameName(table.name, name)) {
+    refuse(`Unknown table '${sourceOf(node, sql)}'; available tables: ${catalog.tables.map((t) => t.name).join(", ")}`);
+  }
+  return table;
+}
+
+function checkSelectList(select: SelectClause, scope: Scope): OutputColumn[] {
+  for (const modifier of select.modifiers) {
+    refuseKnownConstruct(modifier);
+    refuse(`Unsupported SELECT modifier '${sourceOf(modifier, scope.sql)}'`);
+  }
+  const items = select.columns?.items ?? [];
+  if (items.length === 1 && items[0]!.type === "all_columns") {
+    return scope.table.columns.map((column) => ({ name: column.name, column }));
+  }
+  const columns: OutputColumn[] = [];
+  const names = new Set<string>();
+  for (const item of items) {
+    if (item.type === "empty") refuse("Empty item in the select list: remove the extra comma");
+    refuseKnownConstruct(item);
+    if (!(ALLOWED_NODES.selectItem as readonly string[]).includes(item.type)) refuseExpression(item, scope);
+    let expr: Node = item;
+    let alias: string | undefined;
+    if (item.type === "alias") {
+      if (!item.asKw) refuse(`Write AS before the alias in '${sourceOf(item, scope.sql)}'`);
+      if (item.alias.type !== "identifier") refuse(`Unsupported alias in '${sourceOf(item, scope.sql)}'`);
+      alias = identifierName(item.alias);
+      expr = item.expr;
+    }
+    if (expr.type !== "identifier" && expr.type !== "member_expr") refuseExpression(expr, scope);
+    const column = resolveColumn(expr, scope);
+    const name = alias ?? column.name;
+    if (names.has(foldCase(name))) refuse(`Duplicate output column name '${shown(name)}': give each column a distinct alias`);
+    names.add(foldCase(name));
+    columns.push({ name, column });
+  }
+  return columns;
+}
+
+/** Names the construct when it is refused anywhere (aggregate, CASE, ...), else the general rule. */
+function refuseExpression(node: Node, scope: Scope): never {
+  checkExpression(node, scope, 1);
+  refuse(`Expressions and literals are not allowed in the select list: list column names or '*' ('${sourceOf(node, scope.sql)}')`);
+}

@@ -1,0 +1,46 @@
+/**
+ * ORDER BY in Simplified SQL (DESIGN.md §4): `(column | alias) [ASC|DESC] [NULLS FIRST|NULLS LAST]`,
+ * comma-separated. Positions (`ORDER BY 1`), expressions and COLLATE are refused.
+ */
+import type { Node, OrderByClause } from "sql-parser-cst";
+import { ALLOWED_NODES } from "./allowlist.ts";
+import type { OutputColumn } from "./dialect.ts";
+import { operatorName } from "./expression.ts";
+import { identifierName, resolveColumn, sameName, type Scope } from "./names.ts";
+import { lookup, REJECTED_OPERATORS, refuse, refuseKnownConstruct, sourceOf } from "./refusals.ts";
+
+const allowed = (list: readonly string[], node: Node) => list.includes(node.type);
+
+export function checkOrderBy(order: OrderByClause, output: OutputColumn[], scope: Scope): void {
+  if (order.withRollupKw) refuse("WITH ROLLUP is not supported");
+  for (const item of order.specifications.items) {
+    refuseKnownConstruct(item);
+    if (!allowed(ALLOWED_NODES.orderItem, item)) refuseOrderTerm(item, scope);
+    let expr: Node = item;
+    if (item.type === "sort_specification") {
+      if (item.direction && !allowed(ALLOWED_NODES.sortDirection, item.direction)) {
+        refuse(`Unsupported sort direction in '${sourceOf(item, scope.sql)}': use ASC or DESC`);
+      }
+      expr = item.expr;
+    }
+    refuseKnownConstruct(expr);
+    if (!allowed(ALLOWED_NODES.orderExpr, expr)) refuseOrderTerm(expr, scope);
+    if (expr.type === "identifier") {
+      // SQLite looks ORDER BY names up among the output names (aliases) first, then the table's columns.
+      const name = identifierName(expr);
+      if (output.some((column) => sameName(column.name, name))) continue;
+    }
+    resolveColumn(expr as Parameters<typeof resolveColumn>[0], scope);
+  }
+}
+
+function refuseOrderTerm(node: Node, scope: Scope): never {
+  if (node.type === "binary_expr") {
+    const message = lookup(REJECTED_OPERATORS, operatorName(node.operator));
+    if (message !== undefined) refuse(message);
+  }
+  if (node.type === "number_literal") {
+    refuse(`ORDER BY ${sourceOf(node, scope.sql)}: column positions are not supported; name the column or alias`);
+  }
+  refuse(`ORDER BY takes column names or aliases, not expressions: '${sourceOf(node, scope.sql)}'`);
+}

@@ -1,0 +1,152 @@
+/**
+ * Accepted Simplified SQL (DESIGN.md §4): each query validates, the SQL it yields returns exactly
+ * what SQLite returns for the original text, the output columns are the right catalog columns, and
+ * countSql counts the same rows.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { countSql, validateQuery } from "../../src/sql/dialect.ts";
+import { makeFixture, type Fixture } from "./fixture.ts";
+
+let fixture: Fixture;
+beforeAll(() => {
+  fixture = makeFixture();
+});
+afterAll(() => fixture.close());
+
+const LIMITS = { maxQueryBytes: 16384 };
+const W = "SELECT id FROM swaps WHERE ";
+
+/** [query, expected output columns as "name" or "outputName=tableColumn", or "*" for all]. */
+const ACCEPTED: [string, string[] | "*"][] = [
+  ["SELECT * FROM swaps", "*"],
+  ["SELECT * FROM swaps;", "*"],
+  ["select * from SWAPS", "*"],
+  ['SELECT * FROM "swaps"', "*"],
+  ["SELECT id, pair FROM swaps", ["id", "pair"]],
+  ['SELECT "id", "pair" FROM "swaps"', ["id", "pair"]],
+  ["SELECT ID, Pair FROM swaps", ["id", "pair"]],
+  ['SELECT pair AS p, price AS "Unit Price" FROM swaps', ["p=pair", "Unit Price=price"]],
+  ["SELECT swaps.id, SWAPS.pair FROM swaps", ["id", "pair"]],
+  ['SELECT "swaps"."price" AS px FROM swaps', ["px=price"]],
+  ['SELECT "order", "Fee Rate" FROM swaps', ["order", "Fee Rate"]],
+  ["SELECT payload, note, active, trade_date, created_at FROM swaps", ["payload", "note", "active", "trade_date", "created_at"]],
+  [W + "price > 100", ["id"]],
+  [W + "price >= 100 AND volume < 50", ["id"]],
+  [W + "pair = 'ETH/USDC' OR pair == 'BTC/USDC'", ["id"]],
+  [W + "pair != 'ETH/USDC'", ["id"]],
+  [W + "pair <> 'ETH/USDC'", ["id"]],
+  [W + "price <= 10", ["id"]],
+  [W + "NOT (price > 100)", ["id"]],
+  [W + "price IS NULL", ["id"]],
+  [W + "price IS NOT NULL", ["id"]],
+  [W + "volume IS 10", ["id"]],
+  [W + "volume IS NOT 10", ["id"]],
+  [W + "price BETWEEN 10 AND 200", ["id"]],
+  [W + "price NOT BETWEEN 10 AND 200", ["id"]],
+  [W + "id IN (1, 3, 5)", ["id"]],
+  [W + "id NOT IN (1, 3, 5)", ["id"]],
+  [W + "pair IN ('ETH/USDC', 'BTC/USDC')", ["id"]],
+  [W + "volume IN (-5, +10, NULL, 2.5)", ["id"]],
+  [W + "payload IN (X'0102', X'FF')", ["id"]],
+  [W + "pair LIKE 'ETH%'", ["id"]],
+  [W + "pair NOT LIKE '%USDC'", ["id"]],
+  [W + "note LIKE '50!%%' ESCAPE '!'", ["id"]],
+  [W + "pair NOT LIKE '%!_%' ESCAPE '!'", ["id"]],
+  [W + "pair GLOB 'E*'", ["id"]],
+  [W + "pair NOT GLOB '*DAI'", ["id"]],
+  [W + "price * volume > 1000", ["id"]],
+  [W + "price + 1 - 2 / 4 > 3 % 2", ["id"]],
+  [W + "-price < -100", ["id"]],
+  [W + "+volume = 10", ["id"]],
+  [W + "pair || '!' = 'ETH/USDC!'", ["id"]],
+  [W + "abs(volume) > 5", ["id"]],
+  [W + "round(price, 1) = 101.5 OR round(price) = 10", ["id"]],
+  [W + "lower(pair) = 'eth/usdc' AND upper(pair) = 'ETH/USDC'", ["id"]],
+  [W + "length(pair) = 8", ["id"]],
+  [W + "substr(pair, 1, 3) = 'ETH' OR substring(pair, 1, 3) = 'BTC'", ["id"]],
+  [W + "trim(note) = 'y' OR ltrim(note, ' ') = 'y' OR rtrim(note) = 'z'", ["id"]],
+  [W + "instr(pair, '/') = 4", ["id"]],
+  [W + "replace(pair, '/', '-') = 'ETH-USDC'", ["id"]],
+  [W + "coalesce(price, 0) = 0", ["id"]],
+  [W + "ifnull(volume, -1) = -1", ["id"]],
+  [W + "nullif(volume, 10) IS NULL", ["id"]],
+  [W + "date(created_at) = '2024-01-02'", ["id"]],
+  [W + "time(created_at) > '12:00:00'", ["id"]],
+  [W + "datetime(created_at, '+1 day') > '2024-01-03'", ["id"]],
+  [W + "julianday(trade_date) - julianday('2024-01-01') >= 1", ["id"]],
+  [W + "unixepoch(created_at) > 1704067200", ["id"]],
+  [W + "strftime('%Y', trade_date) = '2024'", ["id"]],
+  [W + "CAST(price AS INTEGER) = 101", ["id"]],
+  [W + "CAST(volume AS TEXT) = '10' OR CAST(note AS REAL) > 0 OR cast(id as numeric) = 2 OR CAST(id AS INT) = 3", ["id"]],
+  [W + "CAST(payload AS BLOB) = X'0102'", ["id"]],
+  [W + "payload = X'0102'", ["id"]],
+  [W + "active = TRUE OR active IS FALSE", ["id"]],
+  [W + "active", ["id"]],
+  [W + "(price > 100 OR volume > 20) AND NOT active", ["id"]],
+  [W + "round(abs(coalesce(price, 0)) * 2) > 10", ["id"]],
+  [W + "id = 0x03", ["id"]],
+  [W + "price > 1e2", ["id"]],
+  [W + "price > .5", ["id"]],
+  [W + "pair = 'it''s'", ["id"]],
+  [W + "note = 'café'", ["id"]],
+  [W + "pair LIKE lower('ETH%')", ["id"]],
+  [W + '"Fee Rate" > 0.001', ["id"]],
+  [W + "1 = 1", ["id"]],
+  [W + "NULL IS NULL", ["id"]],
+  [W + "swaps.price > 100", ["id"]],
+  ["SELECT id FROM swaps ORDER BY price", ["id"]],
+  ["SELECT id FROM swaps ORDER BY price DESC, id ASC", ["id"]],
+  ["SELECT id FROM swaps ORDER BY price NULLS FIRST", ["id"]],
+  ["SELECT id FROM swaps ORDER BY price DESC NULLS LAST", ["id"]],
+  ["SELECT price AS p FROM swaps ORDER BY p", ["p=price"]],
+  ["SELECT id FROM swaps ORDER BY swaps.volume, \"pair\"", ["id"]],
+  ['SELECT "order" AS o FROM swaps ORDER BY "order" DESC', ["o=order"]],
+  ["SELECT id FROM swaps LIMIT 3", ["id"]],
+  ["SELECT id FROM swaps ORDER BY id LIMIT 3 OFFSET 2", ["id"]],
+  ["SELECT id FROM swaps LIMIT 0", ["id"]],
+  ["SELECT id FROM swaps ORDER BY id LIMIT 2 OFFSET 100", ["id"]],
+  ["SELECT id /* the key */ FROM swaps -- trailing comment", ["id"]],
+  ["  SELECT id\nFROM swaps\nWHERE price > 1\n;\n", ["id"]],
+  ["SELECT symbol, decimals FROM tokens WHERE decimals = 18", ["symbol", "decimals"]],
+  ["SELECT * FROM tokens ORDER BY name NULLS FIRST", "*"],
+  ["SELECT * FROM big_swaps", "*"],
+  ["SELECT pair FROM big_swaps WHERE price > 150 ORDER BY price DESC", ["pair"]],
+  ['SELECT "_rowid_", val FROM legacy WHERE val > 1', ["_rowid_", "val"]],
+];
+
+function tableOf(query: string): string {
+  return /FROM\s+"?(\w+)/i.exec(query)![1]!.toLowerCase();
+}
+
+describe("accepted queries", () => {
+  test("there are at least 60", () => expect(ACCEPTED.length).toBeGreaterThanOrEqual(60));
+
+  test.each(ACCEPTED)("%p", (query, expected) => {
+    const { db, catalog } = fixture;
+    const validated = validateQuery(query, catalog, LIMITS);
+
+    // The executed text is a slice of the validated input, without a trailing ';'.
+    expect(query.includes(validated.sql)).toBe(true);
+    expect(validated.sql.trimEnd().endsWith(";")).toBe(false);
+    expect(validated.table.name).toBe(tableOf(query));
+
+    const direct = db.query(query).values();
+    expect(db.query(validated.sql).values()).toEqual(direct);
+    expect(db.query(countSql(validated)).values()).toEqual([[direct.length]]);
+
+    const names =
+      expected === "*"
+        ? db.query<{ name: string }, [string]>("SELECT name FROM pragma_table_info(?1)").all(validated.table.name).map((r) => r.name)
+        : expected;
+    expect(validated.columns.map((c) => c.name)).toEqual(names.map((n) => n.split("=")[0]!));
+    expect(validated.columns.map((c) => c.column.name)).toEqual(names.map((n) => n.split("=").at(-1)!));
+    for (const { column } of validated.columns) expect(validated.table.columns).toContain(column);
+    // SQLite agrees on how many columns come back.
+    expect(db.query(validated.sql).columnNames.length).toBe(validated.columns.length);
+  });
+
+  test("the fixture makes most accepted queries return rows (so equality is not vacuous)", () => {
+    const nonEmpty = ACCEPTED.filter(([query]) => fixture.db.query(query).values().length > 0);
+    expect(nonEmpty.length).toBeGreaterThanOrEqual(ACCEPTED.length * 0.8);
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * Refused Simplified SQL (DESIGN.md §4, §8): each query throws BadRequestError (400) with a one-line
+ * message that names the construct.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { BadRequestError } from "../../src/errors.ts";
+import { validateQuery } from "../../src/sql/dialect.ts";
+import { makeFixture, type Fixture } from "./fixture.ts";
+
+let fixture: Fixture;
+beforeAll(() => {
+  fixture = makeFixture();
+});
+afterAll(() => fixture.close());
+
+const W = "SELECT id FROM swaps WHERE ";
+
+/** [query, text the message must contain]. */
+const REJECTED: [string, string][] = [
+  // Other statements, several statements, empty queries.
+  ["INSERT INTO swaps (id, pair) VALUES (99, 'x')", "Only SELECT statements are allowed; got INSERT"],
+  ["UPDATE swaps SET price = 0", "got UPDATE"],
+  ["DELETE FROM swaps", "got DELETE"],
+  ["DROP TABLE swaps", "got DROP"],
+  ["PRAGMA table_info(swaps)", "got PRAGMA"],
+  ["ATTACH DATABASE 'other.db' AS other", "got ATTACH"],
+  ["EXPLAIN SELECT * FROM swaps", "got EXPLAIN"],
+  ["VALUES (1)", "Unsupported clause 'VALUES (1)'"],
+  ["CREATE TABLE x (a)", "got CREATE"],
+  ["SELECT * FROM swaps; SELECT * FROM tokens", "Several statements"],
+  ["SELECT id FROM swaps WHERE price > 1 -- ok\n; DROP TABLE swaps", "Several statements"],
+  ["", "Empty query"],
+  ["  ;  ", "Empty query"],
+  ["-- nothing here", "Empty query"],
+  // Several tables, joins, table-valued functions, subqueries, CTEs, compound selects.
+  ["SELECT * FROM swaps JOIN tokens", "JOIN is not supported"],
+  ["SELECT * FROM swaps, tokens", "JOIN is not supported"],
+  ["SELECT * FROM swaps LEFT JOIN tokens ON 1", "JOIN is not supported"],
+  ["SELECT * FROM json_each('[1]')", "Table-valued functions"],
+  ["SELECT * FROM (SELECT * FROM swaps)", "Subqueries"],
+  [W + "id IN (SELECT id FROM swaps)", "Subqueries"],
+  [W + "price > (SELECT 1)", "Subqueries"],
+  [W + "EXISTS (SELECT 1)", "EXISTS"],
+  [W + "NOT EXISTS (SELECT 1 FROM tokens)", "EXISTS"],
+  ["WITH s AS (SELECT * FROM swaps) SELECT * FROM s", "WITH"],
+  ["SELECT id FROM swaps UNION SELECT id FROM swaps", "UNION is not supported"],
+  ["SELECT id FROM swaps UNION ALL SELECT id FROM swaps", "UNION ALL is not supported"],
+  ["SELECT id FROM swaps INTERSECT SELECT id FROM swaps", "INTERSECT"],
+  ["SELECT id FROM swaps EXCEPT SELECT id FROM swaps", "EXCEPT"],
+  // DISTINCT, GROUP BY, HAVING, aggregates, windows, CASE.
+  ["SELECT DISTINCT pair FROM swaps", "DISTINCT"],
+  ["SELECT ALL pair FROM swaps", "ALL"],
+  ["SELECT pair FROM swaps GROUP BY pair", "GROUP BY"],
+  ["SELECT pair FROM swaps GROUP BY pair HAVING pair > 'A'", "GROUP BY"],
+  ["SELECT count(*) FROM swaps", "Aggregate function 'count'"],
+  ["SELECT sum(price) AS s FROM swaps", "Aggregate function 'sum'"],
+  [W + "avg(price) > 1", "Aggregate function 'avg'"],
+  [W + "max(price, volume) > 1", "Aggregate function 'max'"],
+  [W + "MIN(price, 1) > 0", "Aggregate function 'min'"],
+  ["SELECT total(price) FROM swaps", "Aggregate function 'total'"],
+  ["SELECT group_concat(pair) FROM swaps", "Aggregate function 'group_concat'"],
+  ["SELECT row_number() OVER () FROM swaps", "Window functions (OVER)"],
+  [W + "abs(id) OVER () > 1", "Window functions (OVER)"],
+  ["SELECT id FROM swaps WINDOW w AS ()", "WINDOW"],
+  [W + "CASE WHEN active THEN 1 ELSE 0 END = 1", "CASE"],
+  ["SELECT CASE WHEN active THEN 1 END AS c FROM swaps", "CASE"],
+  // Bound parameters.
+  [W + "id = ?", "Bound parameters"],
+  [W + "id = ?1", "Bound parameters"],
+  [W + "id = :id", "Bound parameters"],
+  [W + "id = @id", "Bound parameters"],
+  [W + "id = $id", "Bound parameters"],
+  [W + "id IN (1, ?)", "Bound parameters"],
+  ["SELECT id FROM swaps LIMIT ?", "Bound parameters"],
+  // Functions not listed, wrong argument counts.
+  [W + "random() > 0", "Function 'random' is not allowed; allowed functions: abs, round"],
+  [W + "load_extension('x') IS NULL", "Function 'load_extension' is not allowed"],
+  [W + "printf('%d', id) = '1'", "Function 'printf' is not allowed"],
+  [W + "sqlite_version() = ''", "Function 'sqlite_version' is not allowed"],
+  [W + "constructor(id) = 1", "Function 'constructor' is not allowed"],
+  [W + "CURRENT_DATE > trade_date", "Function 'current_date' is not allowed"],
+  [W + "abs(id, 1) = 1", "Function 'abs' takes 1 argument; got 2"],
+  [W + "replace(pair) = ''", "Function 'replace' takes 3 arguments; got 1"],
+  [W + "coalesce(price) = 0", "Function 'coalesce' takes at least 2 arguments; got 1"],
+  [W + "abs(DISTINCT id) = 1", "Only plain arguments"],
+  [W + "abs(*) = 1", "'*' is only allowed alone"],
+  // Unknown tables and columns.
+  ["SELECT * FROM nope", "Unknown table 'nope'; available tables: swaps, tokens, big_swaps, legacy"],
+  ["SELECT * FROM sqlite_master", "Unknown table 'sqlite_master'"],
+  ["SELECT * FROM hidden", "Unknown table 'hidden'"],
+  ["SELECT foo FROM swaps", "Unknown column 'foo' in table 'swaps'"],
+  [W + "foo = 1", "Unknown column 'foo' in table 'swaps'"],
+  ["SELECT id FROM swaps ORDER BY foo", "Unknown column 'foo'"],
+  [W + 'pair = "ETH/USDC"', "Unknown column 'ETH/USDC' in table 'swaps' (string literals take single quotes"],
+  [W + "rowid = 1", "Unknown column 'rowid'"],
+  ["SELECT t.id FROM swaps", "Unknown table 't' in 't.id'"],
+  // Select list: expressions, literals, table.*, '*' with more, duplicates, aliases.
+  ["SELECT 1 FROM swaps", "not allowed in the select list"],
+  ["SELECT id + 1 FROM swaps", "not allowed in the select list"],
+  ["SELECT 'x' AS y FROM swaps", "not allowed in the select list"],
+  ["SELECT abs(id) AS a FROM swaps", "not allowed in the select list"],
+  ["SELECT swaps.* FROM swaps", "'swaps.*' is not supported"],
+  ["SELECT *, id FROM swaps", "'*' is only allowed alone"],
+  ["SELECT id, id FROM swaps", "Duplicate output column name 'id'"],
+  ["SELECT id AS x, pair AS X FROM swaps", "Duplicate output column name 'X'"],
+  ["SELECT id x FROM swaps", "Write AS before the alias"],
+  ["SELECT id, FROM swaps", "Empty item in the select list"],
+  // Schema prefixes, aliases and hints on the table.
+  ["SELECT id FROM main.swaps", "Schema-qualified table names"],
+  ["SELECT main.swaps.id FROM swaps", "Schema-qualified name"],
+  ["SELECT id FROM swaps AS s", "Table aliases"],
+  ["SELECT id FROM swaps s", "Table aliases"],
+  ["SELECT id FROM swaps INDEXED BY swaps_pair", "INDEXED BY"],
+  ["SELECT id FROM swaps NOT INDEXED", "NOT INDEXED"],
+  // Identifier quoting other than double quotes.
+  ["SELECT `id` FROM swaps", "quoted with `"],
+  ["SELECT [id] FROM swaps", "quoted with ["],
+  ["SELECT id AS 'x' FROM swaps", "quoted with '"],
+  ["SELECT id FROM `swaps`", "quoted with `"],
+  // LIMIT / OFFSET.
+  ["SELECT id FROM swaps LIMIT -1", "LIMIT must be a non-negative integer literal"],
+  ["SELECT id FROM swaps LIMIT 1.5", "LIMIT must be a non-negative integer literal"],
+  ["SELECT id FROM swaps LIMIT 1e2", "LIMIT must be a non-negative integer literal"],
+  ["SELECT id FROM swaps LIMIT 0x10", "LIMIT must be a non-negative integer literal"],
+  ["SELECT id FROM swaps LIMIT '5'", "LIMIT must be a non-negative integer literal"],
+  ["SELECT id FROM swaps LIMIT (5)", "LIMIT must be a non-negative integer literal"],
+  ["SELECT id FROM swaps LIMIT id", "LIMIT must be a non-negative integer literal"],
+  ["SELECT id FROM swaps LIMIT 5 OFFSET -1", "OFFSET must be a non-negative integer literal"],
+  ["SELECT id FROM swaps LIMIT 5 OFFSET 1 + 1", "OFFSET must be a non-negative integer literal"],
+  ["SELECT id FROM swaps LIMIT 2, 3", "LIMIT <offset>, <count> is not supported"],
+  ["SELECT id FROM swaps LIMIT 99999999999999999999", "LIMIT 99999999999999999999 is too large"],
+  // ORDER BY.
+  ["SELECT id FROM swaps ORDER BY pair COLLATE NOCASE", "COLLATE"],
+  ["SELECT id FROM swaps ORDER BY 1", "column positions are not supported"],
+  ["SELECT id FROM swaps ORDER BY price * 2", "ORDER BY takes column names or aliases"],
+  ["SELECT id FROM swaps ORDER BY abs(price)", "ORDER BY takes column names or aliases"],
+  // Operators and expressions outside the grammar.
+  [W + "pair = 'a' COLLATE NOCASE", "COLLATE"],
+  [W + "pair MATCH 'x'", "MATCH"],
+  [W + "pair REGEXP 'x'", "REGEXP"],
+  [W + "note -> '$.a' = 1", "JSON operators"],
+  [W + "volume & 1 = 1", "Operator '&' is not supported"],
+  [W + "volume << 1 = 2", "Operator '<<' is not supported"],
+  [W + "~volume = 1", "Operator '~' is not supported"],
+  [W + "price ISNULL", "ISNULL"],
+  [W + "price NOTNULL", "NOTNULL"],
+  [W + "price IS DISTINCT FROM 1", "Operator 'IS DISTINCT FROM' is not supported"],
+  [W + "CAST(price AS VARCHAR(10)) = '1'", "CAST to 'VARCHAR(10)' is not supported"],
+  [W + "CAST(price AS DATE) = 1", "CAST to 'DATE'"],
+  [W + "CAST(price AS DOUBLE PRECISION) = 1", "CAST to 'DOUBLE PRECISION'"],
+  [W + "id IN (1, id)", "IN lists take literal values only"],
+  [W + "id IN (1 + 1)", "IN lists take literal values only"],
+  [W + "id IN swaps", "IN takes a parenthesised list"],
+  [W + "(id, price) = (1, 2)", "Row values"],
+  [W + "RAISE(IGNORE)", "RAISE"],
+  // Text that the parser and SQLite could read differently.
+  ["SELECT #x\n id FROM swaps", "'#' comments"],
+  [W + "id = 1\0 OR 1", "NUL character"],
+  // Syntax errors.
+  ["SELECT id FROM swaps WHERE", "SQL syntax error near end of input"],
+  ["SELEC id FROM swaps", "SQL syntax error near \"SELEC\" (line 1, column 1)"],
+  [W + "(price > 1", "SQL syntax error"],
+  ["SELECT id FROM", "SQL syntax error"],
+  ["SELECT id FROM swaps\nWHERE id = = 1", "(line 2, column"],
+  ["SELECT id FROM swaps OFFSET 2", "SQL syntax error"],
+];
+
+describe("rejected queries", () => {
+  test("there are at least 60", () => expect(REJECTED.length).toBeGreaterThanOrEqual(60));
+
+  test.each(REJECTED)("%p", (query, expected) => {
+    let caught: unknown;
+    try {
+      validateQuery(query, fixture.catalog, { maxQueryBytes: 16384 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(BadRequestError);
+    const message = (caught as BadRequestError).message;
+    expect(message).toContain(expected);
+    expect(message).not.toContain("\n");
+    expect((caught as BadRequestError).status).toBe(400);
+  });
+});
