@@ -10,7 +10,7 @@ import type { Config } from "../config/types.ts";
 import { createDemoDatabase } from "./database.ts";
 
 /** Demo recipient on Base Sepolia. Sellers put their own wallet in `pay_to`. */
-export const DEMO_PAY_TO = "0x2b5AD5c4795c026514f8317c7a215E218DcCD6cF";
+export const DEMO_PAY_TO = "0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF";
 
 export function demoDirectory(cwd = process.cwd()): string {
   return resolve(cwd, ".arrow402", "demo");

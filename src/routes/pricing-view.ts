@@ -11,7 +11,7 @@ export function requiresPayment(tags: PriceTag[]): boolean {
 
 /** Element of `tables[].pricing` in the discovery document; metadata tags are omitted on purpose. */
 export function summaryPricing(tags: PriceTag[]): Record<string, string>[] {
-  return tags.flatMap((tag) => {
+  return tags.flatMap((tag): Record<string, string>[] => {
     const where = { token_address: tag.token.address, chain: String(tag.token.chainId), pay_to: tag.payTo };
     if (tag.type === "per_row") return [{ model: "PerRow", amount_per_item: String(tag.amountPerItem), ...where }];
     if (tag.type === "fixed") return [{ model: "Fixed", amount: String(tag.amount), ...where }];
