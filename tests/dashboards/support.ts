@@ -25,6 +25,9 @@ export function createMarketDatabase(path: string, swaps = 1200): void {
   db.run(`CREATE TABLE swaps (id INTEGER PRIMARY KEY, ts TIMESTAMP NOT NULL, pair TEXT NOT NULL,
     amount_usd REAL, fee_units INTEGER, note TEXT)`);
   db.run(`CREATE TABLE blocks (number INTEGER PRIMARY KEY, hash TEXT NOT NULL)`);
+  // Hostile identifiers and values, for the escaping tests.
+  db.run(`CREATE TABLE "odd<table>" ("</script><b>col" TEXT, "it's" INTEGER)`);
+  db.run(`INSERT INTO "odd<table>" VALUES ('</script><script>alert(1)</script>', 1), ('<b>bold</b>', 2)`);
   let seed = 42;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
   const insert = db.prepare("INSERT INTO swaps VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
