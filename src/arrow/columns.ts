@@ -77,11 +77,15 @@ function slowValue(value: unknown, row: number, column: number, context: ColumnC
   return converted;
 }
 
-/** Int64 and Timestamp(ms) share a layout; a safe-integer number is written as two 32-bit words. */
+/**
+ * Int64 and Timestamp(ms) share a layout. Bigints go through a DataView (in Bun several times faster
+ * than a BigInt64Array store); a safe-integer number is written as two 32-bit words, no BigInt made.
+ */
 function int64Like(rows: unknown[][], column: number, context: ColumnContext, parseText: ((text: string) => number) | null): ColumnChunk {
   const n = rows.length;
-  const data = new BigInt64Array(n);
-  const words = new Int32Array(data.buffer);
+  const bytes = new Uint8Array(n * 8);
+  const view = new DataView(bytes.buffer);
+  const words = new Int32Array(bytes.buffer);
   const validity = new Validity(n);
   const isTimestamp = parseText !== null;
   for (let r = 0; r < n; r++) {
@@ -91,7 +95,7 @@ function int64Like(rows: unknown[][], column: number, context: ColumnContext, pa
       int = typeof value === "string" ? parseText(value) : NaN;
       if (int !== int) int = slowValue(value, r, column, context, validity) as number | bigint | null;
     } else if (typeof value === "bigint" && value >= INT64_MIN && value <= INT64_MAX) {
-      data[r] = value;
+      view.setBigInt64(r * 8, value, true);
       continue;
     } else if (typeof value === "number" && Number.isSafeInteger(value)) {
       int = value;
@@ -100,13 +104,13 @@ function int64Like(rows: unknown[][], column: number, context: ColumnContext, pa
     }
     if (int === null) continue;
     if (typeof int === "bigint") {
-      data[r] = int;
+      view.setBigInt64(r * 8, int, true);
     } else {
       words[2 * r] = int | 0; // little-endian: low word first (ToInt32 is the value modulo 2^32)
       words[2 * r + 1] = Math.floor(int / 4_294_967_296);
     }
   }
-  return validity.chunk(new Uint8Array(data.buffer));
+  return validity.chunk(bytes);
 }
 
 function float64Column(rows: unknown[][], column: number, context: ColumnContext): ColumnChunk {

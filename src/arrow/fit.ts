@@ -148,7 +148,7 @@ export function describe(value: unknown, safeIntegers = true): string {
   if (typeof value === "number") {
     return !safeIntegers && Number.isInteger(value) ? `integer ${value}` : `real ${value}`;
   }
-  if (value instanceof Uint8Array) return `blob of ${value.byteLength} bytes`;
+  if (value instanceof Uint8Array) return `blob of ${value.byteLength} byte${value.byteLength === 1 ? "" : "s"}`;
   if (typeof value === "boolean") return `boolean ${value}`;
   if (value === undefined) return "a missing value";
   return `a ${typeof value} that is not a SQLite value`;
