@@ -31,8 +31,8 @@ export interface Catalog {
   table(name: string): TableInfo | undefined;
 }
 
-export function openReadOnly(path: string): Database {
-  const db = new Database(path, { readonly: true, strict: true });
+export function openReadOnly(path: string, options: { safeIntegers?: boolean } = {}): Database {
+  const db = new Database(path, { readonly: true, strict: true, safeIntegers: options.safeIntegers ?? false });
   // Belt and braces on top of the read-only open (a second layer, like Datasette).
   db.run("PRAGMA query_only = ON");
   return db;

@@ -29,7 +29,8 @@ function send(message: FromWorker): void {
 self.onmessage = (event: MessageEvent<ToWorker>) => {
   const msg = event.data;
   if (msg.type === "open") {
-    db = openReadOnly(msg.path);
+    // safeIntegers: INTEGER values arrive as bigint, exact beyond 2^53 (DESIGN.md §5).
+    db = openReadOnly(msg.path, { safeIntegers: true });
   } else if (msg.type === "ack") {
     if (msg.id !== currentJob) return;
     inFlight--;
