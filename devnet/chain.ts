@@ -1,0 +1,174 @@
+/**
+ * A local anvil chain (chain id 31337) that cannot outlive the process that started it.
+ *
+ * The `@foundry-rs/anvil` launcher is a Node wrapper: killing it would leave the real chain
+ * running (DESIGN.md §10). We therefore spawn the binary shipped in the platform package
+ * directly, so that the pid we hold is the chain itself, and stop it three ways:
+ * `stop()`, process exit / SIGINT / SIGTERM, and a watchdog shell process that kills the chain
+ * when our process disappears without running any handler (SIGKILL, crash).
+ */
+import { accessSync, chmodSync, constants, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+export interface Chain {
+  rpcUrl: string;
+  port: number;
+  chainId: 31337;
+  /** Process id of the anvil binary. */
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export interface ChainOptions {
+  /** Fixed port; default 0 (the OS picks a free one). */
+  port?: number;
+  /** Milliseconds to wait for the RPC to answer before giving up. */
+  startTimeoutMs?: number;
+}
+
+export const DEVNET_CHAIN_ID = 31337 as const;
+
+const PLATFORM_PACKAGES: Record<string, string> = {
+  "linux-x64": "@foundry-rs/anvil-linux-amd64",
+  "linux-arm64": "@foundry-rs/anvil-linux-arm64",
+  "darwin-x64": "@foundry-rs/anvil-darwin-amd64",
+  "darwin-arm64": "@foundry-rs/anvil-darwin-arm64",
+};
+
+/**
+ * Path of the anvil executable from the platform package. The package's postinstall (blocked
+ * by Bun unless trusted) only matters when the optional platform package is missing; the
+ * platform package itself ships the binary. If an unpacker dropped the executable bit, it is
+ * restored here.
+ */
+export function anvilBinaryPath(): string {
+  const pkg = PLATFORM_PACKAGES[`${process.platform}-${process.arch}`];
+  if (!pkg) throw new Error(`anvil has no prebuilt binary for ${process.platform}-${process.arch}`);
+  let manifest: string;
+  try {
+    manifest = createRequire(import.meta.url).resolve(`${pkg}/package.json`);
+  } catch {
+    throw new Error(`${pkg} is not installed; run \`bun install\` (it is an optional dependency of @foundry-rs/anvil)`);
+  }
+  const binary = join(dirname(manifest), "bin", "anvil");
+  try {
+    accessSync(binary, constants.X_OK);
+  } catch {
+    chmodSync(binary, statSync(binary).mode | 0o111);
+  }
+  return binary;
+}
+
+export async function startChain(options: ChainOptions = {}): Promise<Chain> {
+  const dir = mkdtempSync(join(tmpdir(), "arrow402-anvil-"));
+  const logPath = join(dir, "anvil.log");
+  const errPath = join(dir, "anvil.err");
+  // Logs go to a file rather than a pipe: nothing has to drain it, and a chatty chain can never
+  // block on a full pipe buffer.
+  const anvil = Bun.spawn(
+    [
+      anvilBinaryPath(),
+      "--host", "127.0.0.1",
+      "--port", String(options.port ?? 0),
+      "--chain-id", String(DEVNET_CHAIN_ID),
+      "--hardfork", "cancun",
+    ],
+    { stdin: "ignore", stdout: Bun.file(logPath), stderr: Bun.file(errPath) },
+  );
+  anvil.unref();
+  const watchdog = spawnWatchdog(anvil.pid);
+  const detachHandlers = killOnProcessEnd(anvil);
+
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    detachHandlers();
+    anvil.kill("SIGTERM");
+    await anvil.exited;
+    watchdog.kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const port = await waitForListening(anvil, logPath, errPath, options.startTimeoutMs ?? 15_000);
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    await waitForRpc(rpcUrl, options.startTimeoutMs ?? 15_000);
+    return { rpcUrl, port, chainId: DEVNET_CHAIN_ID, pid: anvil.pid, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** A shell loop that kills the chain once our pid is gone, and ends itself when the chain ends. */
+function spawnWatchdog(anvilPid: number): Bun.Subprocess {
+  const script = 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill "$2" 2>/dev/null';
+  const watchdog = Bun.spawn(["sh", "-c", script, "anvil-watchdog", String(process.pid), String(anvilPid)], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  watchdog.unref();
+  return watchdog;
+}
+
+/**
+ * Kills the chain on exit and on SIGINT/SIGTERM. A signal handler replaces Node's default
+ * "terminate" behaviour, so when ours is the only one we re-raise the signal after removing it.
+ */
+function killOnProcessEnd(anvil: Bun.Subprocess): () => void {
+  const onExit = () => anvil.kill("SIGTERM");
+  const onSignal = (signal: NodeJS.Signals) => {
+    anvil.kill("SIGTERM");
+    detach();
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const detach = () => {
+    process.off("exit", onExit);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
+  process.on("exit", onExit);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return detach;
+}
+
+async function waitForListening(
+  anvil: Bun.Subprocess,
+  logPath: string,
+  errPath: string,
+  timeoutMs: number,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const log = await Bun.file(logPath).text().catch(() => "");
+    const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(log);
+    if (match?.[1]) return Number(match[1]);
+    if (anvil.exitCode !== null || anvil.signalCode !== null) {
+      const errors = await Bun.file(errPath).text().catch(() => "");
+      throw new Error(`anvil exited before listening: ${errors.trim() || log.trim().split("\n").at(-1)}`);
+    }
+    await Bun.sleep(50);
+  }
+  throw new Error(`anvil did not start listening within ${timeoutMs} ms`);
+}
+
+async function waitForRpc(rpcUrl: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] });
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const json = (await response.json()) as { result?: string };
+      if (json.result && Number(json.result) === DEVNET_CHAIN_ID) return;
+    } catch {
+      // not answering yet
+    }
+    await Bun.sleep(50);
+  }
+  throw new Error(`anvil RPC at ${rpcUrl} did not answer within ${timeoutMs} ms`);
+}
