@@ -1,0 +1,109 @@
+/**
+ * Limits through a real server (DESIGN.md §2 `limits`, §8): queries run off the HTTP thread,
+ * a query over the time limit is stopped (400) and its worker replaced, results over max_rows
+ * are refused rather than truncated, and over-long query text is refused.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { tableFromIPC } from "apache-arrow";
+import { join } from "node:path";
+import { startServer, type RunningServer } from "../../src/server.ts";
+import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+
+/** A query the dialect accepts that keeps SQLite busy for seconds: nested replace() grows each row 256-fold. */
+function slowQuery(salt: number): string {
+  let expr = "s";
+  for (let i = 0; i < 4; i++) expr = `replace(${expr}, 'A', 'AAAA')`;
+  return `SELECT id FROM big WHERE length(${expr}) < ${-salt}`;
+}
+
+let fast: RunningServer;
+let strict: RunningServer;
+
+beforeAll(() => {
+  const dir = tempDir();
+  const path = join(dir, "types.sqlite");
+  createTypesDatabase(path);
+  const db = new Database(path);
+  db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, s TEXT)");
+  db.run("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) INSERT INTO big SELECT x, hex(randomblob(32)) FROM c");
+  db.close();
+  const tables = [
+    { name: "big", description: "Many rows" },
+    { name: "cheap_items", description: "A view" },
+  ];
+  fast = startServer(typesConfig(dir, { tables, limits: { query_timeout_ms: 60000 } }), { workers: 2 });
+  strict = startServer(
+    typesConfig(dir, { tables, ledger: { path: "ledger2.sqlite" }, limits: { query_timeout_ms: 250, max_rows: 50, max_query_bytes: 300 } }),
+    { workers: 2 },
+  );
+});
+afterAll(async () => {
+  await fast.stop();
+  await strict.stop();
+});
+
+const query = (server: RunningServer, sql: string) => fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`);
+
+describe("never blocked", () => {
+  test("GET /api/ answers while a slow query runs", async () => {
+    const finished: string[] = [];
+    const slow = query(fast, slowQuery(1)).then(async (res) => {
+      await res.arrayBuffer();
+      finished.push("slow query");
+      return res.status;
+    });
+    await Bun.sleep(50);
+    const discovery = await fetch(`${fast.url}/api/`);
+    finished.push("discovery");
+    expect(discovery.status).toBe(200);
+    expect(await slow).toBe(200);
+    expect(finished).toEqual(["discovery", "slow query"]);
+  });
+});
+
+describe("query_timeout_ms", () => {
+  test("stops a slow query with 400, replaces the worker, and keeps serving", async () => {
+    // More timeouts than workers: each stopped worker must have been replaced.
+    for (let i = 0; i < 3; i++) {
+      const res = await query(strict, slowQuery(i));
+      expect(res.status).toBe(400);
+      expect(res.headers.get("content-type")).toContain("text/plain");
+      expect(await res.text()).toContain("longer than the 250 ms limit");
+    }
+    const ok = await query(strict, "SELECT id FROM big WHERE id <= 3");
+    expect(ok.status).toBe(200);
+    expect(tableFromIPC(new Uint8Array(await ok.arrayBuffer())).numRows).toBe(3);
+  });
+});
+
+describe("max_rows", () => {
+  test("refuses a result over the limit instead of truncating it", async () => {
+    const res = await query(strict, "SELECT id FROM big WHERE id <= 51");
+    expect(res.status).toBe(400);
+    expect(await res.text()).toBe("The result has 51 rows, more than the limit of 50: add a WHERE condition or a LIMIT of at most 50");
+  });
+
+  test.each([
+    ["SELECT id FROM big LIMIT 50", 200],
+    ["SELECT id FROM big LIMIT 51", 400],
+    ["SELECT id FROM big WHERE id <= 50", 200],
+    ["SELECT id FROM big WHERE id <= 51", 400],
+    ["SELECT id FROM big", 400],
+  ])("%s → %d", async (sql, status) => {
+    const res = await query(strict, sql);
+    expect(res.status).toBe(status);
+    if (status === 200) expect(tableFromIPC(new Uint8Array(await res.arrayBuffer())).numRows).toBe(50);
+    else expect(await res.text()).toContain("more than the limit of 50");
+  });
+});
+
+describe("max_query_bytes", () => {
+  test("refuses query text over the limit", async () => {
+    const sql = `SELECT id FROM big WHERE id IN (${Array.from({ length: 100 }, (_, i) => i).join(", ")})`;
+    expect(new TextEncoder().encode(sql).length).toBeGreaterThan(300);
+    const res = await query(strict, sql);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("300");
+  });
+});
