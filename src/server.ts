@@ -1,8 +1,8 @@
 /**
- * Wires the parts from a resolved config and listens: used by `arrow402 serve` and by the e2e
- * tests, so the tests exercise exactly what users run.
+ * Wires the parts from a resolved config: `buildApp` for `app.handle()` tests, `startServer`
+ * for `arrow402 serve` and the e2e tests, so the tests exercise exactly what users run.
  */
-import { createApp } from "./app.ts";
+import { createApp, type App } from "./app.ts";
 import type { Config } from "./config/types.ts";
 import { openReadOnly, readCatalog, type Catalog } from "./db/catalog.ts";
 import { QueryExecutor } from "./db/execute.ts";
@@ -12,13 +12,19 @@ import { createPaymentGate } from "./payment/gate.ts";
 import { openLedger } from "./payment/ledger.ts";
 import { VERSION } from "./version.ts";
 
+export interface BuiltApp {
+  app: App;
+  catalog: Catalog;
+  close(): void;
+}
+
 export interface RunningServer {
   url: string;
   catalog: Catalog;
   stop(): Promise<void>;
 }
 
-export function startServer(config: Config, options: { workers?: number } = {}): RunningServer {
+export function buildApp(config: Config, options: { workers?: number } = {}): BuiltApp {
   const db = openReadOnly(config.database.sqlite);
   const { catalog, problems } = readCatalog(db, config.tables);
   db.close();
@@ -30,26 +36,41 @@ export function startServer(config: Config, options: { workers?: number } = {}):
     ledger,
     maxTimeoutSeconds: config.payment.maxTimeoutSeconds,
   });
-  let app: ReturnType<typeof createApp> | null = null;
+  const app = createApp({ config, catalog, executor, gate, version: VERSION });
+  return {
+    app,
+    catalog,
+    close() {
+      executor.close();
+      ledger.close();
+    },
+  };
+}
+
+export function startServer(config: Config, options: { workers?: number } = {}): RunningServer {
+  let built: BuiltApp | null = null;
   const server = Bun.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: (request) => app!.handle(request),
+    fetch: (request) => built!.app.handle(request),
     // Large results stream for a while; the query time limit bounds the work, not this.
     idleTimeout: 0,
   });
-  const url = `http://${server.hostname}:${server.port}`;
   // Port 0 means "any free port": a base_url still naming port 0 follows the real one.
   const baseUrl = config.server.baseUrl.replace(/:0$/, `:${server.port}`);
-  const served = { ...config, server: { ...config.server, baseUrl } };
-  app = createApp({ config: served, catalog, executor, gate, version: VERSION });
+  try {
+    built = buildApp({ ...config, server: { ...config.server, baseUrl } }, options);
+  } catch (error) {
+    void server.stop(true);
+    throw error;
+  }
+  const app = built;
   return {
-    url,
-    catalog,
+    url: `http://${server.hostname!.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`,
+    catalog: app.catalog,
     async stop() {
       await server.stop(true);
-      executor.close();
-      ledger.close();
+      app.close();
     },
   };
 }

@@ -1,0 +1,140 @@
+/**
+ * Every error path, walked through `app.handle()`: status, content type and body shape
+ * (DESIGN.md §8). Text errors are one line that says what to change, never a stack trace;
+ * 402s are x402 V2 bodies mirrored in PAYMENT-REQUIRED; 404s on the table endpoint are JSON.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { App } from "../src/app.ts";
+import { buildApp, type BuiltApp } from "../src/server.ts";
+import { createTypesDatabase, PAY_TO, tempDir, typesConfig } from "./support/fixtures.ts";
+
+let built: BuiltApp;
+let app: App;
+
+beforeAll(async () => {
+  const dir = tempDir();
+  const path = join(dir, "types.sqlite");
+  createTypesDatabase(path);
+  const db = new Database(path);
+  db.run("CREATE TABLE broken (id INTEGER PRIMARY KEY, n INTEGER)");
+  db.run("INSERT INTO broken VALUES (1, 10), (2, 'not a number')");
+  db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, s TEXT)");
+  db.run("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) INSERT INTO big SELECT x, hex(randomblob(32)) FROM c");
+  db.close();
+  mkdirSync(join(dir, "dashboards"));
+  // A closed port: the facilitator cannot be reached (a real failure, not a stub).
+  const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const facilitator = `http://127.0.0.1:${closed.port}`;
+  await closed.stop(true);
+  const config = typesConfig(dir, {
+    server: { bind: "127.0.0.1:4021", base_url: "http://localhost:4021" },
+    facilitator: { url: facilitator, timeout_ms: 2000 },
+    limits: { max_rows: 1000, query_timeout_ms: 200, max_query_bytes: 2000 },
+    tables: [
+      { name: "kinds", description: "free" },
+      { name: "broken", description: "a bad value" },
+      { name: "big", description: "slow" },
+      {
+        name: "items",
+        description: "paid",
+        price_tags: [
+          { type: "fixed", pay_to: PAY_TO, token: "usdc/base_sepolia", amount: "0.5" },
+          { type: "metadata_price", pay_to: PAY_TO, token: "usdc/base_sepolia", amount: "0.01" },
+        ],
+      },
+    ],
+    dashboards: { root: "dashboards", entries: [{ slug: "dex", title: "DEX", table: "kinds" }] },
+  });
+  built = buildApp(config);
+  app = built.app;
+});
+afterAll(() => built.close());
+
+const get = (path: string, headers: Record<string, string> = {}) =>
+  app.handle(new Request(`http://localhost:4021${path}`, { headers }));
+const q = (sql: string) => `/api/query?query=${encodeURIComponent(sql)}`;
+
+/** A well-formed x402 V2 payload for `accepted`, signed with junk: it only has to parse. */
+function payment(accepted: unknown): string {
+  const payload = {
+    x402Version: 2,
+    accepted,
+    payload: {
+      signature: `0x${"ab".repeat(65)}`,
+      authorization: {
+        from: "0x1111111111111111111111111111111111111111",
+        to: PAY_TO,
+        value: "500000",
+        validAfter: "0",
+        validBefore: String(Math.floor(Date.now() / 1000) + 600),
+        nonce: `0x${"01".repeat(32)}`,
+      },
+    },
+    resource: { url: "http://localhost:4021/api/query", description: "", mimeType: "application/vnd.apache.arrow.stream" },
+  };
+  return btoa(JSON.stringify(payload));
+}
+
+async function fixedOffer(): Promise<unknown> {
+  const res = await get(q("SELECT id FROM items"));
+  return (await res.json()).accepts[0];
+}
+
+type Shape = "text" | "x402" | "json-error" | "bare";
+
+const cases: [string, () => Promise<Response>, number, Shape, string][] = [
+  ["missing query", () => get("/api/query"), 400, "text", "Missing 'query' parameter"],
+  ["empty query", () => get("/api/query?query="), 400, "text", "Missing 'query' parameter"],
+  ["two query parameters", () => get("/api/query?query=a&query=b"), 400, "text", "exactly one"],
+  ["syntax error", () => get(q("SELEC id FROM kinds")), 400, "text", "syntax"],
+  ["rejected construct", () => get(q("SELECT count(*) FROM kinds")), 400, "text", "count"],
+  ["unknown table", () => get(q("SELECT * FROM nope")), 400, "text", "nope"],
+  ["unknown column", () => get(q("SELECT nope FROM kinds")), 400, "text", "nope"],
+  ["query too long", () => get(q(`SELECT id FROM kinds WHERE label = '${"x".repeat(2100)}'`)), 400, "text", "2000"],
+  ["SQLite error caused by the query", () => get(q("SELECT id FROM kinds WHERE abs(-9223372036854775807 - 1) > 0")), 400, "text", "integer overflow"],
+  ["row limit", () => get(q("SELECT id FROM big")), 400, "text", "more than the limit of 1000"],
+  ["time limit", () => get(q("SELECT id FROM big WHERE length(replace(replace(replace(replace(s, 'A', 'AAAA'), 'A', 'AAAA'), 'A', 'AAAA'), 'A', 'AAAA')) < 0")), 400, "text", "200 ms limit"],
+  ["undecodable payment header (query)", () => get(q("SELECT id FROM items"), { "payment-signature": "%%%" }), 400, "text", "PAYMENT-SIGNATURE"],
+  ["undecodable payment header (metadata)", () => get("/api/table/items", { "payment-signature": btoa("{not json") }), 400, "text", "PAYMENT-SIGNATURE"],
+  ["malformed payment payload", () => get(q("SELECT id FROM items"), { "payment-signature": btoa(JSON.stringify({ x402Version: 2 })) }), 400, "text", "PAYMENT-SIGNATURE"],
+  ["payment required (query)", () => get(q("SELECT id FROM items")), 402, "x402", "Payment required"],
+  ["payment required (metadata)", () => get("/api/table/items"), 402, "x402", "Payment required"],
+  ["payment matching no offer", () => get(q("SELECT id FROM items"), { "payment-signature": payment({ scheme: "exact", network: "eip155:84532", amount: "1", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2" } }) }), 402, "x402", ""],
+  ["unknown table metadata", () => get("/api/table/nope"), 404, "json-error", "Table 'nope' not found"],
+  ["unknown path", () => get("/nope/deeper"), 404, "bare", ""],
+  ["value that does not fit", () => get(q("SELECT * FROM broken")), 500, "text", "column 'n', rowid 2"],
+  ["facilitator unreachable", async () => get(q("SELECT id FROM items"), { "payment-signature": payment(await fixedOffer()) }), 500, "text", "facilitator"],
+  ["dashboards not generated", () => get("/"), 503, "text", "arrow402 dashboards"],
+  ["dashboard folder before generation", () => get("/dex/"), 503, "text", "arrow402 dashboards"],
+];
+
+test.each(cases)("%s", async (_name, request, status, shape, mention) => {
+  const res = await request();
+  expect(res.status).toBe(status);
+  const type = res.headers.get("content-type") ?? "";
+  const body = await res.text();
+  if (shape === "text") {
+    expect(type).toStartWith("text/plain");
+    expect(body.trim().split("\n")).toHaveLength(1);
+    expect(body).not.toMatch(/\bat .+:\d+:\d+/); // no stack trace
+    expect(body.toLowerCase()).toContain(mention.toLowerCase());
+  } else if (shape === "x402") {
+    expect(type).toStartWith("application/json");
+    const json = JSON.parse(body);
+    expect(json.x402Version).toBe(2);
+    expect(json.error).toBeString();
+    expect(json.error).toContain(mention);
+    expect(json.resource.url).toStartWith("http://localhost:4021/api/");
+    expect(json.resource.mimeType).toBeString();
+    expect(json.accepts.length).toBeGreaterThan(0);
+    expect(JSON.parse(atob(res.headers.get("payment-required")!))).toEqual(json);
+  } else if (shape === "json-error") {
+    expect(type).toStartWith("application/json");
+    expect(JSON.parse(body)).toEqual({ error: mention });
+  } else {
+    expect(body).toBe("Not found");
+  }
+});
