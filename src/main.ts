@@ -23,8 +23,8 @@ async function run(argv: string[]): Promise<number> {
       console.log(VERSION);
       return 0;
     case "serve": {
-      const { values } = parse(rest, config);
-      await (await import("./cli/serve.ts")).serve(values.config);
+      const { values } = parse(rest, { ...config, bind: { type: "string" } });
+      await (await import("./cli/serve.ts")).serve(values.config, values.bind);
       return -1; // keeps running
     }
     case "validate": {

@@ -6,7 +6,9 @@ export class UsageError extends Error {}
 export const HELP = `arrow402 — publish SQLite tables as Apache Arrow over HTTP, paid per query with x402
 
 Usage:
-  arrow402 serve      [--config FILE]           start the server (the built-in demo when there is no config)
+  arrow402 serve      [--config FILE] [--bind HOST:PORT]
+                                                start the server (the built-in demo when there is no config);
+                                                --bind overrides server.bind (port 0 picks a free port)
   arrow402 dashboards [--config FILE] [SLUG] [--force]
                                                 write the dashboards landing page and scaffold missing dashboards
   arrow402 validate   [--config FILE]           check the config, the database and every stored value

@@ -1,12 +1,14 @@
 /** `arrow402 serve`: starts the server from the config, or the built-in demo (DESIGN.md §1). */
 import { startServer } from "../server.ts";
 import { VERSION } from "../version.ts";
+import type { Config } from "../config/types.ts";
+import { UsageError } from "./args.ts";
 import { loadContext, openCatalog } from "./context.ts";
 import { ensureDemoDashboards } from "./demo-dashboards.ts";
 
-export async function serve(configPath: string | undefined): Promise<void> {
+export async function serve(configPath: string | undefined, bind: string | undefined): Promise<void> {
   const context = loadContext(configPath);
-  const { config } = context;
+  const config = bind === undefined ? context.config : withBind(context.config, bind);
   const { db, catalog } = openCatalog(config);
   if (context.isDemo) await ensureDemoDashboards(config, db, catalog);
   db.close();
@@ -25,4 +27,21 @@ export async function serve(configPath: string | undefined): Promise<void> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/** `--bind HOST:PORT` replaces server.bind; a base_url that only echoed the old bind follows it. */
+function withBind(config: Config, bind: string): Config {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(bind);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) throw new UsageError(`--bind '${bind}' is not HOST:PORT, e.g. 127.0.0.1:4021 or 0.0.0.0:0`);
+  const host = match[1] ?? match[2]!;
+  const { server } = config;
+  const echoed = server.baseUrl === `http://${hostForUrl(server.host)}:${server.port}`;
+  const baseUrl = echoed ? `http://${hostForUrl(host)}:${port}` : server.baseUrl;
+  return { ...config, server: { ...server, host, port, baseUrl } };
+}
+
+function hostForUrl(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "localhost";
+  return host.includes(":") ? `[${host}]` : host;
 }

@@ -5,6 +5,14 @@
  */
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
+/**
+ * In the compiled executable, worker.ts is an extra entrypoint (see `bun run build`) embedded
+ * under the entrypoints' common root (src/), and the bundle's import.meta.url is the executable.
+ */
+const WORKER_URL = import.meta.url.startsWith("file:///$bunfs/")
+  ? "./db/worker.ts"
+  : new URL("./worker.ts", import.meta.url).href;
+
 export interface WorkerSlot {
   worker: Worker;
   /** Receives the worker's messages for the current job. */
@@ -25,8 +33,7 @@ export class WorkerPool {
   }
 
   private spawn(): WorkerSlot {
-    // The URL form is what `bun build --compile` resolves when worker.ts is an extra entrypoint.
-    const worker = new Worker(new URL("./worker.ts", import.meta.url).href);
+    const worker = new Worker(WORKER_URL);
     const slot: WorkerSlot = { worker, onMessage: null };
     worker.onmessage = (event: MessageEvent<FromWorker>) => slot.onMessage?.(event.data);
     worker.postMessage({ type: "open", path: this.dbPath } satisfies ToWorker);

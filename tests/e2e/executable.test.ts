@@ -1,0 +1,121 @@
+/**
+ * The single executable (DESIGN.md §1): `bun run build` produces dist/arrow402, which runs every
+ * command from an empty temporary directory with no node_modules beside it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { tableFromIPC } from "apache-arrow";
+import { copyFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { PAY_TO, tempDir } from "../support/fixtures.ts";
+
+let dir: string;
+let exe: string;
+
+beforeAll(() => {
+  const build = Bun.spawnSync(["bun", "run", "build"], { cwd: join(import.meta.dir, "../.."), stderr: "pipe", stdout: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`bun run build failed: ${build.stderr.toString()}`);
+  dir = tempDir("arrow402-exe-");
+  exe = join(dir, "arrow402");
+  copyFileSync(join(import.meta.dir, "../../dist/arrow402"), exe);
+  Bun.spawnSync(["chmod", "+x", exe]);
+  expect(existsSync(join(dir, "node_modules"))).toBe(false);
+}, 120_000);
+
+function run(args: string[], cwd = dir) {
+  const result = Bun.spawnSync([exe, ...args], { cwd, stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
+  return { code: result.exitCode, out: result.stdout.toString(), err: result.stderr.toString() };
+}
+
+describe("commands", () => {
+  test("version and help", () => {
+    const pkg = require("../../package.json");
+    expect(run(["version"])).toMatchObject({ code: 0, out: `${pkg.version}\n` });
+    const help = run(["--help"]);
+    expect(help.code).toBe(0);
+    for (const command of ["serve", "dashboards", "validate", "payments", "version"]) expect(help.out).toContain(`arrow402 ${command}`);
+  });
+
+  test("bad usage exits 2 with one readable line", () => {
+    const bad = run(["frobnicate"]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("unknown command 'frobnicate'");
+    expect(run(["serve", "--nope"]).code).toBe(2);
+  });
+
+  test("validate reports config problems with their paths, and bad stored values with their rowid", async () => {
+    const work = tempDir("arrow402-validate-");
+    const db = new Database(join(work, "data.sqlite"), { create: true });
+    db.run("CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER, day DATE)");
+    db.run("INSERT INTO t VALUES (1, 5, '2026-01-01'), (2, 'five', '2026-02-30')");
+    db.close();
+    await Bun.write(join(work, "good.yaml"), "database: { sqlite: data.sqlite }\ntables:\n  - { name: t, description: T }\n");
+    const valuesBad = run(["validate", "--config", "good.yaml"], work);
+    expect(valuesBad.code).toBe(2);
+    expect(valuesBad.err).toContain("tables[0] (t).n: rowid 2");
+    expect(valuesBad.err).toContain("tables[0] (t).day: rowid 2");
+    await Bun.write(
+      join(work, "bad.yaml"),
+      `database: { sqlite: data.sqlite }\ntables:\n  - name: t\n    description: T\n    colour: red\n    price_tags:\n      - { type: per_row, pay_to: "${PAY_TO}", token: usdc/base, amount_per_item: "0.0000001" }\n`,
+    );
+    const configBad = run(["validate", "--config", "bad.yaml"], work);
+    expect(configBad.code).toBe(2);
+    expect(configBad.err).toContain("tables[0].colour");
+    expect(configBad.err).toContain("tables[0].price_tags[0].amount_per_item");
+    const fixed = new Database(join(work, "data.sqlite"));
+    fixed.run("UPDATE t SET n = 6, day = '2026-02-28' WHERE id = 2");
+    fixed.close();
+    const ok = run(["validate", "--config", "good.yaml"], work);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain("OK");
+  });
+});
+
+describe("serve (the demo, no config)", () => {
+  let proc: ReturnType<typeof Bun.spawn>;
+  let url: string;
+
+  beforeAll(async () => {
+    proc = Bun.spawn([exe, "serve", "--bind", "127.0.0.1:0"], { cwd: dir, stdout: "pipe", stderr: "inherit" });
+    const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    while (!/on (http:\/\/\S+)/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`serve exited: ${text}`);
+      text += new TextDecoder().decode(value);
+    }
+    url = /on (http:\/\/\S+)/.exec(text)![1]!;
+  }, 120_000);
+  afterAll(() => proc.kill());
+
+  test("serves discovery, a free table as Arrow, and a 402 for the paid table with no network", async () => {
+    const doc = await (await fetch(`${url}/api/`)).json();
+    expect(doc.tables.map((t: { name: string }) => t.name)).toEqual(["swaps", "tokens"]);
+    const free = await fetch(`${url}/api/query?query=${encodeURIComponent("SELECT symbol, decimals FROM tokens")}`);
+    expect(free.status).toBe(200);
+    expect(tableFromIPC(new Uint8Array(await free.arrayBuffer())).numRows).toBeGreaterThan(3);
+    const paid = await fetch(`${url}/api/query?query=${encodeURIComponent("SELECT * FROM swaps LIMIT 10")}`);
+    expect(paid.status).toBe(402);
+    const body = await paid.json();
+    expect(body.accepts[0]).toMatchObject({ network: "eip155:84532", amount: "1000" });
+    expect(body.resource.description).toEndWith(" - 10 rows");
+  });
+
+  test("the demo has a few hundred thousand swaps", async () => {
+    const res = await fetch(`${url}/api/query?query=${encodeURIComponent("SELECT id FROM swaps")}`);
+    expect(res.status).toBe(402);
+    const rows = Number(/ - (\d+) rows$/.exec((await res.json()).resource.description)![1]);
+    expect(rows).toBeGreaterThanOrEqual(200_000);
+  });
+
+  test("shows the landing page and a generated dashboard", async () => {
+    const landing = await fetch(`${url}/`);
+    expect(landing.status).toBe(200);
+    const html = await landing.text();
+    expect(html).toContain('href="/dex/');
+    const dashboard = await fetch(`${url}/dex/`);
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.headers.get("content-type")).toContain("text/html");
+    expect((await fetch(`${url}/dex/snapshot.arrow`)).status).toBe(200);
+  });
+});
