@@ -5,7 +5,7 @@
  * SQLite could read the text differently is refused here.
  */
 import { FormattedSyntaxError, parse, type Program, type SelectStmt } from "sql-parser-cst";
-import { ALLOWED_NODES } from "./allowlist.ts";
+import { ALLOWED_NODES, LIMITS } from "./allowlist.ts";
 import { operatorName } from "./expression.ts";
 import { refuse, shown, TOO_DEEP } from "./refusals.ts";
 
@@ -14,6 +14,10 @@ export function parseSelect(sql: string, maxQueryBytes: number): SelectStmt {
   if (bytes > maxQueryBytes) refuse(`Query is ${bytes} bytes; the limit is ${maxQueryBytes} bytes: shorten the query`);
   // SQLite stops reading at a NUL, so text after it would be validated but never run.
   if (sql.includes("\0")) refuse("Query contains a NUL character: remove it");
+  const separators = countSeparators(sql);
+  if (separators > LIMITS.maxListSeparators) {
+    refuse(`Query has ${separators} list items; the limit is ${LIMITS.maxListSeparators}: shorten the lists (IN lists take at most ${LIMITS.maxInListItems} items)`);
+  }
   const program = parseProgram(sql);
   const statements = program.statements.filter((s) => s.type !== "empty");
   if (statements.length === 0) refuse("Empty query: send one SELECT statement");
@@ -28,6 +32,22 @@ export function parseSelect(sql: string, maxQueryBytes: number): SelectStmt {
     refuse(`Only SELECT statements are allowed; got ${shown((word ?? statement.type).toUpperCase())}`);
   }
   return statement;
+}
+
+/** Commas outside '…' and "…" (a cheap bound on list lengths before the parser sees the text). */
+function countSeparators(sql: string): number {
+  let count = 0;
+  let quote: string | null = null;
+  for (const ch of sql) {
+    if (quote) {
+      if (ch === quote) quote = null;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+    } else if (ch === ",") {
+      count++;
+    }
+  }
+  return count;
 }
 
 function parseProgram(sql: string): Program {

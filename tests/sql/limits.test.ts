@@ -147,3 +147,15 @@ describe("rowidSql", () => {
     expect(rows.map((row) => row.at(-1))).toEqual(rows.map((row) => row[2]));
   });
 });
+
+describe("list separators (checked before parsing)", () => {
+  test("1500 commas are parsed, 1501 are refused without parsing", () => {
+    const args = (n: number) => `SELECT id FROM swaps WHERE coalesce(${Array.from({ length: n + 1 }, () => "id").join(", ")}) > 0`;
+    expect(() => validate(args(1500))).not.toThrow();
+    expect(refusal(args(1501))).toBe("Query has 1501 list items; the limit is 1500: shorten the lists (IN lists take at most 1000 items)");
+  });
+
+  test("commas inside string literals do not count", () => {
+    expect(() => validate(`SELECT id FROM swaps WHERE note = '${",".repeat(3000)}'`)).not.toThrow();
+  });
+});
