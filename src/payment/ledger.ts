@@ -5,6 +5,8 @@
  * moved money is never forgotten, and a settled payment key is never settled twice (unique).
  */
 import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 
 export interface LedgerEntry {
   /** When the facilitator confirmed settlement. */
@@ -91,6 +93,9 @@ interface Row {
 }
 
 export function openLedger(path: string): Ledger {
+  // The ledger is the process's own state: its folder (e.g. ./.arrow402/devnet/) is created on
+  // first use, as SQLite creates the file but not the folders above it.
+  mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { create: true, readwrite: true, strict: true });
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA synchronous = FULL");

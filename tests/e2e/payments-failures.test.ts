@@ -1,0 +1,308 @@
+/**
+ * Payments that must not go through, through the real listening server (DESIGN.md §6, §8): a
+ * malformed header is 400 before any facilitator call; a tampered, misdirected, expired or
+ * unfunded payment is 402; a failing facilitator is 500; a failed settlement is 402 with
+ * PAYMENT-RESPONSE; a query failing after verification is 400. In every case nothing is charged
+ * (balances read on chain), no data leaves, and no ledger row is written.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { getAddress, type Hex } from "viem";
+import { authorizeTransfer, startFacilitatorProxy } from "../../devnet/index.ts";
+import { SANDBOX_START_TIMEOUT_MS, startPaidSandbox, type PaidSandbox, type PaidServer } from "../support/paid-server.ts";
+import { decodeHeader, encodePayment, newPayer, paymentRequired, queryUrl, type Payer } from "../support/paying.ts";
+
+let sandbox: PaidSandbox;
+let server: PaidServer;
+
+beforeAll(async () => {
+  sandbox = await startPaidSandbox();
+  server = await sandbox.serve();
+}, SANDBOX_START_TIMEOUT_MS);
+afterAll(async () => {
+  await sandbox?.stop();
+});
+beforeEach(() => sandbox.resetProxy());
+
+const FUNDS = 1_000_000n;
+const PER_ROW_SQL = "SELECT id, name FROM items WHERE id BETWEEN 20 AND 29";
+const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 20 AND 29";
+const ATTACKER: Hex = "0x000000000000000000000000000000000000dEaD";
+
+/** Balances and ledger before a payment attempt, and the check that nothing was charged after it. */
+async function noChargeGuard(payer: Payer, target: PaidServer = server) {
+  const { devnet } = sandbox;
+  const before = {
+    payer: await devnet.balanceOf(payer.address),
+    payTo: await devnet.balanceOf(devnet.payTo),
+    attacker: await devnet.balanceOf(ATTACKER),
+    ledger: target.ledgerRows().length,
+  };
+  return async () => {
+    expect({
+      payer: await devnet.balanceOf(payer.address),
+      payTo: await devnet.balanceOf(devnet.payTo),
+      attacker: await devnet.balanceOf(ATTACKER),
+      ledger: target.ledgerRows().length,
+    }).toEqual(before);
+  };
+}
+
+/** The body says nothing of the rows the query would return. */
+function expectNoRowData(text: string, sql: string) {
+  const names = sandbox.sqliteRows(sql).map((row) => String(row.name));
+  expect(names.length).toBeGreaterThan(0);
+  for (const name of names) expect(text).not.toContain(name);
+}
+
+async function expect402(response: Response, sql: string) {
+  expect(response.status).toBe(402);
+  const text = await response.text();
+  expect(decodeHeader(response.headers.get("PAYMENT-REQUIRED"))).toEqual(JSON.parse(text));
+  expectNoRowData(text, sql);
+  return JSON.parse(text) as { error: string; accepts: { amount: string }[] };
+}
+
+async function expectTextError(response: Response, status: number, sql: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toStartWith("text/plain");
+  const text = await response.text();
+  expect(text.length).toBeGreaterThan(0);
+  expect(text).not.toMatch(/\n\s+at /); // no stack trace
+  expectNoRowData(text, sql);
+  return text;
+}
+
+const send = (url: string, paymentSignature: string) => fetch(url, { headers: { "PAYMENT-SIGNATURE": paymentSignature } });
+
+describe("a malformed PAYMENT-SIGNATURE is 400 text/plain, and the facilitator never sees it", () => {
+  const cases: [string, (signed: Record<string, any>) => string][] = [
+    ["not base64", () => "!!! not base64 !!!"],
+    ["base64 of text that is not JSON", () => Buffer.from("hello, world").toString("base64")],
+    ["JSON of the wrong shape", () => encodePayment({ x402Version: 2, accepted: {}, payload: {} })],
+    ["a signature that is not hex", (signed) => encodePayment({ ...signed, payload: { ...signed.payload, signature: "0xnothex" } })],
+    [
+      "a nonce that is not 32 bytes of hex",
+      (signed) => encodePayment({ ...signed, payload: { ...signed.payload, authorization: { ...signed.payload.authorization, nonce: "42" } } }),
+    ],
+    ["x402 version 1", (signed) => encodePayment({ ...signed, x402Version: 1 })],
+  ];
+  for (const [name, header] of cases) {
+    test(name, async () => {
+      const url = queryUrl(server.url, PER_ROW_SQL);
+      const payer = await newPayer(sandbox.devnet, FUNDS);
+      const signed = (await payer.sign(await paymentRequired(url))) as Record<string, any>;
+      const unchanged = await noChargeGuard(payer);
+      await expectTextError(await send(url, header(signed)), 400, PER_ROW_SQL);
+      expect(sandbox.proxy.requests).toEqual([]);
+      await unchanged();
+    });
+  }
+});
+
+describe("a payment that does not match what is sold is 402, and nothing moves", () => {
+  test("accepted.amount lowered after signing: matches no offer, refused before the facilitator", async () => {
+    const url = queryUrl(server.url, PER_ROW_SQL);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const signed = (await payer.sign(await paymentRequired(url))) as Record<string, any>;
+    const unchanged = await noChargeGuard(payer);
+    const tampered = { ...signed, accepted: { ...signed.accepted, amount: "1" } };
+    const body = await expect402(await send(url, encodePayment(tampered)), PER_ROW_SQL);
+    expect(body.accepts.map((offer) => offer.amount)).toEqual([signed.accepted.amount]);
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
+    await unchanged();
+  });
+
+  test("authorization value lowered after signing: the facilitator refuses it", async () => {
+    const url = queryUrl(server.url, PER_ROW_SQL);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const signed = (await payer.sign(await paymentRequired(url))) as Record<string, any>;
+    const unchanged = await noChargeGuard(payer);
+    const authorization = { ...signed.payload.authorization, value: "1" };
+    const tampered = { ...signed, payload: { ...signed.payload, authorization } };
+    const body = await expect402(await send(url, encodePayment(tampered)), PER_ROW_SQL);
+    expect(body.error).toContain("not verified");
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    await unchanged();
+  });
+
+  test("both amounts lowered consistently and signed: matches no offer", async () => {
+    const url = queryUrl(server.url, PER_ROW_SQL);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const quoted = await paymentRequired(url);
+    const cheap = { ...quoted, accepts: quoted.accepts.map((offer) => ({ ...offer, amount: "1" })) };
+    const signed = await payer.sign(cheap);
+    const unchanged = await noChargeGuard(payer);
+    await expect402(await send(url, encodePayment(signed)), PER_ROW_SQL);
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
+    await unchanged();
+  });
+
+  test("signed to another recipient (payTo changed in the offer): matches no offer", async () => {
+    const url = queryUrl(server.url, FIXED_SQL);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const quoted = await paymentRequired(url);
+    const redirected = { ...quoted, accepts: quoted.accepts.map((offer) => ({ ...offer, payTo: ATTACKER })) };
+    const signed = await payer.sign(redirected);
+    expect(getAddress((signed.payload as { authorization: { to: Hex } }).authorization.to)).toBe(getAddress(ATTACKER));
+    const unchanged = await noChargeGuard(payer);
+    await expect402(await send(url, encodePayment(signed)), FIXED_SQL);
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
+    await unchanged();
+  });
+
+  test("authorization.to changed after signing (accepted intact): the facilitator refuses it", async () => {
+    const url = queryUrl(server.url, FIXED_SQL);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const signed = (await payer.sign(await paymentRequired(url))) as Record<string, any>;
+    const unchanged = await noChargeGuard(payer);
+    const authorization = { ...signed.payload.authorization, to: ATTACKER };
+    const body = await expect402(await send(url, encodePayment({ ...signed, payload: { ...signed.payload, authorization } })), FIXED_SQL);
+    expect(body.error).toContain("not verified");
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    await unchanged();
+  });
+
+  test("an unfunded payer: 402, nothing settled", async () => {
+    const url = queryUrl(server.url, PER_ROW_SQL);
+    const payer = await newPayer(sandbox.devnet, 0n);
+    const unchanged = await noChargeGuard(payer);
+    const body = await expect402(await payer.fetch(url), PER_ROW_SQL);
+    expect(body.error).toContain("not verified");
+    expect(payer.signatures).toHaveLength(1);
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    await unchanged();
+  });
+});
+
+describe("an authorization signed by hand (EIP-3009 TransferWithAuthorization with viem)", () => {
+  /** The x402 V2 payload for the first offer, with the given validBefore (Unix seconds). */
+  async function handSigned(payer: Payer, url: string, validBefore: bigint) {
+    const quoted = await paymentRequired(url);
+    const accepted = quoted.accepts[0]!;
+    const { devnet } = sandbox;
+    const [from, to, value, validAfter, before, nonce, signature] = await authorizeTransfer(payer.account, {
+      token: { address: devnet.token.address, name: devnet.token.name, version: devnet.token.version, chainId: devnet.chainId },
+      to: accepted.payTo as Hex,
+      value: BigInt(accepted.amount),
+      validBefore,
+    });
+    const authorization = { from, to, value: String(value), validAfter: String(validAfter), validBefore: String(before), nonce };
+    return { price: BigInt(accepted.amount), header: encodePayment({ x402Version: 2, resource: quoted.resource, accepted, payload: { signature, authorization } }) };
+  }
+  const now = () => BigInt(Math.floor(Date.now() / 1000));
+
+  test("still valid: accepted and settled (so the expired case below is refused for its time alone)", async () => {
+    const url = queryUrl(server.url, PER_ROW_SQL);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const { price, header } = await handSigned(payer, url, now() + 600n);
+    const response = await send(url, header);
+    expect(response.status).toBe(200);
+    expect(decodeHeader(response.headers.get("PAYMENT-RESPONSE"))).toMatchObject({ success: true, payer: payer.address });
+    expect(await sandbox.devnet.balanceOf(payer.address)).toBe(FUNDS - price);
+  });
+
+  test("validBefore in the past: 402, nothing settled", async () => {
+    const url = queryUrl(server.url, PER_ROW_SQL);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const { header } = await handSigned(payer, url, now() - 60n);
+    const unchanged = await noChargeGuard(payer);
+    const body = await expect402(await send(url, header), PER_ROW_SQL);
+    expect(body.error).toContain("not verified");
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    await unchanged();
+  });
+});
+
+describe("a failing facilitator is 500 text/plain, and nothing is charged", () => {
+  test("unreachable (connections refused)", async () => {
+    const down = await startFacilitatorProxy(sandbox.devnet.facilitatorUrl);
+    await down.refuseConnections();
+    const target = await sandbox.serve({ facilitatorUrl: down.url });
+    try {
+      const payer = await newPayer(sandbox.devnet, FUNDS);
+      const unchanged = await noChargeGuard(payer, target);
+      const text = await expectTextError(await payer.fetch(queryUrl(target.url, PER_ROW_SQL)), 500, PER_ROW_SQL);
+      expect(text).toContain("could not be reached");
+      await unchanged();
+    } finally {
+      await target.stop();
+    }
+  });
+
+  test("timed out (facilitator.timeout_ms)", async () => {
+    const slow = await startFacilitatorProxy(sandbox.devnet.facilitatorUrl, { verify: { kind: "hang" } });
+    const target = await sandbox.serve({ facilitatorUrl: slow.url, facilitatorTimeoutMs: 300 });
+    try {
+      const payer = await newPayer(sandbox.devnet, FUNDS);
+      const unchanged = await noChargeGuard(payer, target);
+      const text = await expectTextError(await payer.fetch(queryUrl(target.url, PER_ROW_SQL)), 500, PER_ROW_SQL);
+      expect(text).toContain("300 ms");
+      expect(slow.counts).toMatchObject({ verify: 1, settle: 0 });
+      await unchanged();
+    } finally {
+      await target.stop();
+      await slow.stop();
+    }
+  });
+
+  const failures = [
+    ["/verify answers 503", { verify: { kind: "status", status: 503 } }, { verify: 1, settle: 0 }],
+    ["/verify answers a body that is not JSON", { verify: { kind: "malformed" } }, { verify: 1, settle: 0 }],
+    ["/settle answers 502", { settle: { kind: "status", status: 502 } }, { verify: 1, settle: 1 }],
+    ["/settle answers JSON that is not a settle response", { settle: { kind: "wrong-shape" } }, { verify: 1, settle: 1 }],
+  ] as const;
+  for (const [name, behaviour, calls] of failures) {
+    test(name, async () => {
+      sandbox.proxy.setBehaviour(behaviour);
+      const payer = await newPayer(sandbox.devnet, FUNDS);
+      const unchanged = await noChargeGuard(payer);
+      const text = await expectTextError(await payer.fetch(queryUrl(server.url, FIXED_SQL)), 500, FIXED_SQL);
+      expect(text).toContain("facilitator");
+      expect(sandbox.proxy.counts).toMatchObject(calls);
+      await unchanged();
+    });
+  }
+});
+
+test("settlement that fails on chain (payer drained after verify): 402 with PAYMENT-RESPONSE, no data, no ledger row", async () => {
+  const { devnet } = sandbox;
+  const payer = await newPayer(devnet, FUNDS);
+  sandbox.proxy.setBehaviour({ settle: { kind: "hook", before: async () => void (await devnet.drain(payer.privateKey)) } });
+  const payToBefore = await devnet.balanceOf(devnet.payTo);
+  const ledgerBefore = server.ledgerRows().length;
+
+  const response = await payer.fetch(queryUrl(server.url, PER_ROW_SQL));
+  const receipt = decodeHeader(response.headers.get("PAYMENT-RESPONSE"));
+  const body = await expect402(response, PER_ROW_SQL);
+  expect(receipt).toMatchObject({ success: false, errorReason: expect.any(String), network: devnet.network });
+  expect(body.error).toContain("could not be settled");
+  expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 1 });
+  expect(await devnet.balanceOf(devnet.payTo)).toBe(payToBefore);
+  expect(await devnet.balanceOf(payer.address)).toBe(0n); // drained by the hook, not paid to pay_to
+  expect(server.ledgerRows()).toHaveLength(ledgerBefore);
+});
+
+describe("a query that fails after a fixed-price payment was verified is 400 and never settled", () => {
+  test("a run-time SQLite error (integer overflow in abs())", async () => {
+    const sql = "SELECT id, name FROM flat_items WHERE abs(-9223372036854775808) > 0 AND id BETWEEN 20 AND 29";
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const unchanged = await noChargeGuard(payer);
+    const text = await expectTextError(await payer.fetch(queryUrl(server.url, sql)), 400, FIXED_SQL);
+    expect(text).toContain("integer overflow");
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    await unchanged();
+  });
+
+  test("a result over limits.max_rows", async () => {
+    const target = await sandbox.serve({ limits: { max_rows: 5 } });
+    try {
+      const payer = await newPayer(sandbox.devnet, FUNDS);
+      const unchanged = await noChargeGuard(payer, target);
+      await expectTextError(await payer.fetch(queryUrl(target.url, FIXED_SQL)), 400, FIXED_SQL);
+      expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+      await unchanged();
+    } finally {
+      await target.stop();
+    }
+  });
+});
