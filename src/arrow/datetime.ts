@@ -17,7 +17,14 @@ export function parseIsoDate(text: string): number {
 
 /** Milliseconds since the epoch (UTC) for ISO-8601 text at millisecond precision; NaN otherwise. */
 export function parseIsoTimestamp(text: string): number {
-  const days = dateDays(text);
+  return timestampFromDays(text, dateDays(text));
+}
+
+/**
+ * The timestamp of text whose first 10 characters are the date `days` (NaN if they are not a date).
+ * Split from the date so that a column can reuse the days of a repeated date prefix.
+ */
+export function timestampFromDays(text: string, days: number): number {
   const length = text.length;
   if (days !== days || length === 10) return days * MS_PER_DAY;
   const separator = text.charCodeAt(10);
@@ -67,7 +74,7 @@ export function hasSubMillisecondPrecision(text: string): boolean {
 }
 
 /** Days since the epoch of the 'YYYY-MM-DD' prefix of text; NaN if it is not a calendar date. */
-function dateDays(text: string): number {
+export function dateDays(text: string): number {
   if (text.length < 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return NaN;
   const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
   const month = twoDigits(text, 5);

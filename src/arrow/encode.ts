@@ -8,7 +8,10 @@
  * 2^53 exact and tells an INTEGER from a REAL; see fit.ts for `safeIntegers: false`.
  */
 import { Field, Schema } from "apache-arrow";
-import { buildColumn, ValueDoesNotFit, type ColumnChunk, type ColumnContext } from "./columns.ts";
+import { ValueDoesNotFit, type ColumnContext, type ColumnPlanner } from "./columns.ts";
+import { fitProblem } from "./fit.ts";
+import { planBool, planDate32, planFloat64, planInt64, planTimestamp } from "./fixed-width.ts";
+import { planBinary, planUtf8 } from "./variable-width.ts";
 import { endOfStream, recordBatchMessage, schemaMessage } from "./ipc.ts";
 import { arrowTypeFor, type ArrowKind } from "./types.ts";
 
@@ -38,6 +41,16 @@ export interface StreamEncoder {
 
 export const DEFAULT_BATCH_SIZE = 65_536;
 
+const planColumn: Record<ArrowKind, ColumnPlanner> = {
+  int64: planInt64,
+  timestamp: planTimestamp,
+  float64: planFloat64,
+  date32: planDate32,
+  bool: planBool,
+  utf8: planUtf8,
+  binary: planBinary,
+};
+
 export function arrowSchema(columns: EncoderColumn[]): Schema {
   return new Schema(
     columns.map((c) => new Field(c.name, arrowTypeFor(c.kind), c.nullable, new Map(Object.entries(c.metadata ?? {})))),
@@ -50,14 +63,34 @@ export function createStreamEncoder(columns: EncoderColumn[], options: EncoderOp
   return {
     schemaMessage: () => schemaMessage(schema),
     batchMessage(rows, firstRowIndex) {
-      const chunks: ColumnChunk[] = columns.map((column, i) => {
-        const context: ColumnContext = { kind: column.kind, nullable: column.nullable, safeIntegers, firstRowIndex };
-        return buildColumn[column.kind](rows, i, context);
-      });
-      return recordBatchMessage(rows.length, chunks);
+      try {
+        const plans = columns.map((column, i) => {
+          const context: ColumnContext = { kind: column.kind, nullable: column.nullable, safeIntegers, firstRowIndex };
+          return planColumn[column.kind](rows, i, context);
+        });
+        return recordBatchMessage(rows.length, plans);
+      } catch (error) {
+        if (error instanceof ValueDoesNotFit) throw firstMisfit(columns, rows, firstRowIndex, error, safeIntegers);
+        throw error;
+      }
     },
     endMessage: endOfStream,
   };
+}
+
+/**
+ * Text and blob columns are checked while sizing the batch, before the others are written, so the
+ * misfit found first may not be the first one; name the first in column order, then row order.
+ */
+function firstMisfit(columns: EncoderColumn[], rows: unknown[][], firstRowIndex: number, found: ValueDoesNotFit, safeIntegers: boolean): ValueDoesNotFit {
+  for (let c = 0; c < found.columnIndex; c++) {
+    const options = { nullable: columns[c]!.nullable, safeIntegers };
+    for (let r = 0; r < rows.length; r++) {
+      const detail = fitProblem(columns[c]!.kind, rows[r]![c], options);
+      if (detail !== null) return new ValueDoesNotFit(c, firstRowIndex + r, detail);
+    }
+  }
+  return found;
 }
 
 /** The whole stream in one buffer (snapshots, tests). An empty `rows` gives schema + end only. */

@@ -3,11 +3,11 @@
  * each message is 0xFFFFFFFF, an int32 metadata length, a flatbuffer `Message` padded to 8 bytes,
  * then the body. The schema message is apache-arrow's own encoding. The record-batch metadata is
  * written here by hand: it is a fixed shape (lengths, field nodes, buffer regions), and building
- * the batch body ourselves lets the whole message go into one buffer that is transferred to the
- * HTTP thread without a copy.
+ * the batch body ourselves lets the whole message go into one buffer, written once and transferred
+ * to the HTTP thread without a copy.
  */
 import { Message, type Schema } from "apache-arrow";
-import type { ColumnChunk } from "./columns.ts";
+import type { ColumnPlan } from "./columns.ts";
 
 const CONTINUATION = -1;
 const METADATA_VERSION_V5 = 4;
@@ -29,22 +29,32 @@ export function schemaMessage(schema: Schema): Uint8Array {
   return out;
 }
 
-/** One record batch: metadata and body in a single buffer of its own (transferable). */
-export function recordBatchMessage(length: number, columns: ColumnChunk[]): Uint8Array {
-  const buffers = columns.flatMap((c) => c.buffers);
+/**
+ * One record batch: metadata and body in a single buffer of its own (transferable), allocated once;
+ * the columns write their buffers in place.
+ */
+export function recordBatchMessage(length: number, columns: ColumnPlan[]): Uint8Array {
+  const lengths = columns.flatMap((c) => c.lengths);
+  const metadataLength = recordBatchMetadataLength(columns.length, lengths.length);
+  const bodyStart = 8 + metadataLength;
   let bodyLength = 0;
-  for (const buffer of buffers) bodyLength += pad8(buffer.byteLength);
-  const metadataLength = recordBatchMetadataLength(columns.length, buffers.length);
-  const out = new Uint8Array(8 + metadataLength + bodyLength);
+  const positions = lengths.map((bytes) => {
+    const at = bodyStart + bodyLength;
+    bodyLength += pad8(bytes);
+    return at;
+  });
+  const out = new Uint8Array(bodyStart + bodyLength);
+  let buffer = 0;
+  const nullCounts = columns.map((column) => {
+    const count = column.lengths.length;
+    const nulls = column.write(out, positions.slice(buffer, buffer + count));
+    buffer += count;
+    return nulls;
+  });
   const view = new DataView(out.buffer);
   view.setInt32(0, CONTINUATION, true);
   view.setInt32(4, metadataLength, true);
-  writeRecordBatchMetadata(view, 8, length, columns, buffers, bodyLength);
-  let position = 8 + metadataLength;
-  for (const buffer of buffers) {
-    out.set(buffer, position);
-    position += pad8(buffer.byteLength);
-  }
+  writeRecordBatchMetadata(view, 8, length, nullCounts, lengths, bodyLength);
   return out;
 }
 
@@ -70,8 +80,8 @@ function writeRecordBatchMetadata(
   view: DataView,
   base: number,
   length: number,
-  columns: ColumnChunk[],
-  buffers: Uint8Array[],
+  nullCounts: number[],
+  bufferLengths: number[],
   bodyLength: number,
 ): void {
   const u16 = (at: number, value: number) => view.setUint16(base + at, value, true);
@@ -94,22 +104,22 @@ function writeRecordBatchMetadata(
   i32(52, 76 - 52);
   i64(56, length);
   // Field nodes.
-  i32(76, columns.length);
+  i32(76, nullCounts.length);
   let at = 80;
-  for (const column of columns) {
+  for (const nullCount of nullCounts) {
     i64(at, length);
-    i64(at + 8, column.nullCount);
+    i64(at + 8, nullCount);
     at += 16;
   }
   // Buffers: the vector's count sits 4 bytes before its 8-aligned structs.
   i32(64, at + 4 - 64);
-  i32(at + 4, buffers.length);
+  i32(at + 4, bufferLengths.length);
   at += 8;
   let offset = 0;
-  for (const buffer of buffers) {
+  for (const bufferLength of bufferLengths) {
     i64(at, offset);
-    i64(at + 8, buffer.byteLength);
-    offset += pad8(buffer.byteLength);
+    i64(at + 8, bufferLength);
+    offset += pad8(bufferLength);
     at += 16;
   }
 }

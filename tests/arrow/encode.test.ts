@@ -66,6 +66,13 @@ describe("values round-trip", () => {
     expect(roundTrip("CLOB", ascii, ascii)).toEqual(ascii);
   });
 
+  test("lone surrogates from JavaScript strings become U+FFFD value by value, even when adjacent values would pair", () => {
+    const columns: EncoderColumn[] = [{ name: "t", kind: "utf8", nullable: true }];
+    const rows = [["\uD800"], ["a\uDC00"], ["\uD83D"], ["\uDE00b"], [null], ["ok"]];
+    const decoded = decodedColumn(decode(encodeRowsToIpc(columns, rows)), 0);
+    expect(decoded).toEqual(["\uFFFD", "a\uFFFD", "\uFFFD", "\uFFFDb", null, "ok"]);
+  });
+
   test("BLOB → Binary: bytes exact, empty blobs, nulls", () => {
     const all = Uint8Array.from({ length: 256 }, (_, i) => i);
     const values = [new Uint8Array([1, 2, 3]), new Uint8Array(0), null, all];
