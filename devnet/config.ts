@@ -30,7 +30,7 @@ export function devnetConfigYaml(input: DevnetConfigInput): string {
   const payTo = quoted(input.payTo);
   return `# arrow402 config for the local paid sandbox (bun run devnet).
 # Payments settle on the sandbox chain (eip155:31337) through the sandbox facilitator.
-# The database is the demo's: run \`arrow402 serve\` once without a config to create it.
+# The database is the demo's (bun run devnet creates it when it is missing).
 server:
   bind: ${bind}
   base_url: http://localhost:${port}

@@ -8,11 +8,12 @@
  *              restarts (the token address and accounts are the same on every run).
  * --write FILE also write the config to FILE (database and ledger paths made relative to it).
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEMO_DATABASE_PATH, DEVNET_LEDGER_PATH, devnetConfigYaml } from "../devnet/config.ts";
 import { startDevnet } from "../devnet/index.ts";
+import { createDemoDatabase } from "../src/demo/database.ts";
 
 const USAGE = "usage: bun run devnet [--port N] [--write FILE]";
 
@@ -50,6 +51,11 @@ function relativeTo(configFile: string, cwdRelative: string): string {
 }
 
 const options = parseOptions();
+// The sandbox config serves the demo's database: build it now if this checkout has none yet.
+if (!existsSync(DEMO_DATABASE_PATH)) {
+  console.log(`creating the demo database at ${DEMO_DATABASE_PATH} …`);
+  createDemoDatabase(resolve(DEMO_DATABASE_PATH));
+}
 const devnet = await startDevnet({
   facilitatorPort: options.port,
   rpcPort: options.port === undefined ? undefined : options.port + 1,
@@ -83,7 +89,7 @@ console.log(`arrow402 devnet is running (Ctrl-C to stop)
 ${configFor()}
 ---- paying from a script (imports: @x402/fetch, @x402/evm/exact/client, viem/accounts) ----
 const pay = wrapFetchWithPayment(fetch, registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount("${devnet.payer.privateKey}") }).setSpendControls(false));
-// then: await pay("http://localhost:4021/api/query?sql=" + encodeURIComponent("SELECT * FROM swaps LIMIT 10"))
+// then: await pay("http://localhost:4021/api/query?query=" + encodeURIComponent("SELECT * FROM swaps LIMIT 10"))
 `);
 
 if (options.write !== undefined) {
