@@ -39,6 +39,10 @@ async function run(argv: string[]): Promise<number> {
       const { values } = parse(rest, { ...config, since: { type: "string" } });
       return (await import("./cli/payments.ts")).payments(values.config, values.since);
     }
+    case "tables":
+      return (await import("./cli/tables.ts")).tablesCommand(rest);
+    case "query":
+      return (await import("./cli/query.ts")).queryCommand(rest);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

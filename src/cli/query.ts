@@ -1,0 +1,164 @@
+/**
+ * `arrow402 query URL "SQL"`: runs a query on any arrow402 server and pays for it within the
+ * limits the user set (x402 V2 buyer side, DESIGN.md §6). Data goes to stdout or --output; the
+ * quote, the payment receipt and errors go to stderr, so stdout stays the data.
+ *
+ * Exit codes (one per kind of failure, so scripts can tell them apart):
+ *
+ * | code | meaning |
+ * |---|---|
+ * | 0 | ok: the data was written (after paying, if the table is paid) |
+ * | 1 | runtime failure: the server cannot be reached or the connection broke, or an unexpected answer |
+ * | 2 | bad usage: arguments, or the signing key variable missing or malformed |
+ * | 3 | bad query: the server refused the SQL (400); its message is shown |
+ * | 4 | not paid: over --max-amount, not confirmed, or no offer this key may pay; nothing was paid |
+ * | 5 | payment refused: the payment was sent and the server answered 402 (not verified or not settled) |
+ * | 6 | server error (5xx) |
+ */
+import type { FailureKind } from "../client/failure.ts";
+import { parse, UsageError } from "./args.ts";
+import { defaultFormat, FORMATS, isFormat, render, type OutputFormat } from "../client/format/index.ts";
+import { parseNetworks } from "../client/networks.ts";
+import { parseBudget, type Budget } from "../client/offers.ts";
+import { fetchPaid, type Payment } from "../client/paid-query.ts";
+import { createPayer } from "../client/payer.ts";
+import { endpoints, parseServerUrl } from "../client/server-url.ts";
+import { DEFAULT_KEY_ENV, redact } from "../client/signer.ts";
+import { askYesNo, downloadProgress, writeChunks } from "../client/terminal.ts";
+import { formatPrice } from "../client/tokens.ts";
+
+export const EXIT = { ok: 0, runtime: 1, usage: 2, badQuery: 3, notPaid: 4, refused: 5, server: 6 } as const;
+
+export const EXIT_FOR: Readonly<Record<FailureKind, number>> = {
+  network: EXIT.runtime,
+  runtime: EXIT.runtime,
+  usage: EXIT.usage,
+  "bad-query": EXIT.badQuery,
+  declined: EXIT.notPaid,
+  refused: EXIT.refused,
+  server: EXIT.server,
+};
+
+export interface QueryArgs {
+  url: string;
+  sql: string;
+  format?: string;
+  output?: string;
+  maxAmount?: string;
+  yes: boolean;
+  keyEnv?: string;
+  network: string[];
+}
+
+const OPTIONS = {
+  format: { type: "string", short: "f" },
+  output: { type: "string", short: "o" },
+  "max-amount": { type: "string" },
+  yes: { type: "boolean", short: "y" },
+  "key-env": { type: "string" },
+  network: { type: "string", multiple: true },
+} as const;
+
+/** `arrow402 query …` from its command-line arguments; a UsageError for malformed ones. */
+export function queryCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, OPTIONS, 2);
+  const [url, sql] = positionals;
+  if (url === undefined || sql === undefined) {
+    throw new UsageError('query needs the server\'s URL and the SQL: arrow402 query URL "SELECT … FROM table"');
+  }
+  const { yes, network, "max-amount": maxAmount, "key-env": keyEnv, format, output } = values;
+  return query({
+    url,
+    sql,
+    yes: yes ?? false,
+    network: network ?? [],
+    ...(maxAmount === undefined ? {} : { maxAmount }),
+    ...(keyEnv === undefined ? {} : { keyEnv }),
+    ...(format === undefined ? {} : { format }),
+    ...(output === undefined ? {} : { output }),
+  });
+}
+
+export async function query(args: QueryArgs, env: Record<string, string | undefined> = process.env): Promise<number> {
+  const keyEnv = args.keyEnv ?? DEFAULT_KEY_ENV;
+  // Nothing this command prints may contain the key, whatever goes wrong.
+  const say = (line: string) => void process.stderr.write(`${redact(line, env[keyEnv])}\n`);
+  const fail = (code: number, message: string) => {
+    say(`arrow402: ${message}`);
+    return code;
+  };
+
+  const checked = checkArgs(args);
+  if (!checked.ok) return fail(EXIT.usage, checked.reason);
+  const { base, format, output, budget, networks } = checked;
+
+  const progress = downloadProgress(process.stderr.isTTY === true);
+  const fetched = await fetchPaid(endpoints.query(base, args.sql), {
+    decide: createPayer({
+      base,
+      networks,
+      budget,
+      yes: args.yes,
+      interactive: process.stdin.isTTY === true,
+      ask: askYesNo,
+      tell: say,
+      env,
+      keyEnv,
+    }),
+    onProgress: progress.update,
+    onRetry: (attempt, reason) => say(`arrow402: ${reason}; sending the same payment again (attempt ${attempt + 1})`),
+  });
+  progress.done();
+  if (!fetched.ok) return fail(EXIT_FOR[fetched.failure.kind], fetched.failure.message);
+  if (fetched.payment !== null) say(describePayment(fetched.payment));
+
+  let rendered: ReturnType<typeof render>;
+  try {
+    rendered = render(format, fetched.body);
+  } catch (error) {
+    return fail(EXIT.runtime, `the server's answer is not an Arrow IPC stream: ${(error as Error).message}`);
+  }
+  try {
+    await writeChunks(rendered.chunks, output);
+  } catch (error) {
+    return fail(EXIT.runtime, `cannot write ${output ?? "the output"}: ${(error as Error).message}`);
+  }
+  if (output !== null || format !== "table") {
+    say(`${rendered.rowCount} row${rendered.rowCount === 1 ? "" : "s"} written${output === null ? "" : ` to ${output}`} (${format})`);
+  }
+  return EXIT.ok;
+}
+
+type Checked =
+  | { ok: true; base: string; format: OutputFormat; output: string | null; budget: Budget | null; networks: string[] }
+  | { ok: false; reason: string };
+
+function checkArgs(args: QueryArgs): Checked {
+  const server = parseServerUrl(args.url);
+  if (!server.ok) return server;
+  if (args.sql.trim() === "") return { ok: false, reason: 'the query is empty: arrow402 query URL "SELECT … FROM table"' };
+  if (args.format !== undefined && !isFormat(args.format)) {
+    return { ok: false, reason: `--format '${args.format}' is not one of ${FORMATS.join(", ")}` };
+  }
+  const output = args.output ?? null;
+  const format = args.format ?? defaultFormat(output, process.stdout.isTTY === true);
+  if (format === "arrow" && output === null && process.stdout.isTTY === true) {
+    return { ok: false, reason: "Arrow is binary and stdout is a terminal: use --output FILE, a pipe, or --format table" };
+  }
+  let budget: Budget | null = null;
+  if (args.maxAmount !== undefined) {
+    budget = parseBudget(args.maxAmount);
+    if (budget === null) return { ok: false, reason: `--max-amount '${args.maxAmount}' is not a decimal amount of token units, e.g. 0.05` };
+  }
+  const networks = parseNetworks(args.network);
+  if (!networks.ok) return networks;
+  return { ok: true, base: server.base, format, output, budget, networks: networks.networks };
+}
+
+function describePayment(payment: Payment): string {
+  const price = formatPrice(payment.offer.amount, payment.offer.token);
+  const recovered = payment.resends > 0 ? ` (answer recovered after ${payment.resends} resend${payment.resends === 1 ? "" : "s"}; paid once)` : "";
+  const { receipt } = payment;
+  if (receipt === null) return `Paid ${price} to ${payment.offer.requirement.payTo}; the server sent no PAYMENT-RESPONSE${recovered}`;
+  return `Paid ${price} to ${payment.offer.requirement.payTo}; transaction ${receipt.transaction} on ${receipt.network}${recovered}`;
+}

@@ -1,0 +1,137 @@
+/**
+ * Output formats on a real Arrow stream: the server over the types fixture (one column per Arrow
+ * type of DESIGN.md §5, int64 at both ends of its range, blobs, nulls, dates and timestamps).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
+import { defaultFormat, render, type OutputFormat } from "../../src/client/format/index.ts";
+import { MAX_CELL_WIDTH } from "../../src/client/format/text-table.ts";
+import { startServer, type RunningServer } from "../../src/server.ts";
+import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+
+const dir = tempDir("arrow402-client-formats-");
+let server: RunningServer;
+let kinds: Uint8Array;
+let empty: Uint8Array;
+
+async function arrowOf(sql: string): Promise<Uint8Array> {
+  const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`);
+  expect(response.status).toBe(200);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+beforeAll(async () => {
+  createTypesDatabase(join(dir, "types.sqlite"));
+  server = startServer(typesConfig(dir), { workers: 1 });
+  kinds = await arrowOf("SELECT * FROM kinds ORDER BY id");
+  empty = await arrowOf("SELECT id, label FROM kinds WHERE id > 100");
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A one-column Utf8 stream written by apache-arrow itself, for values the fixture lacks. */
+function textStream(column: string, values: string[]): Uint8Array {
+  return tableToIPC(new Table({ [column]: vectorFromArray(values, new Utf8()) }), "stream");
+}
+
+function text(format: OutputFormat, bytes: Uint8Array): string {
+  const chunks = [...render(format, bytes).chunks];
+  return chunks.map((chunk) => (typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk))).join("");
+}
+
+const HEADER = "id,big,label,note,data,score,ok,day,at,stamp,anything";
+
+describe("csv", () => {
+  test("every value exact: int64 digits, hex blobs, ISO dates and timestamps; null empty, '' quoted", () => {
+    expect(text("csv", kinds).split("\n")).toEqual([
+      HEADER,
+      "1,9007199254740993,alpha,first,010203,1.5,true,2026-01-31,2026-01-31T12:34:56.000Z,2026-01-01T00:00:00.000Z,x",
+      '2,-9223372036854775808,béta ✓,"","",-0.25,false,1999-12-31,2026-01-31T12:34:56.789Z,2026-01-31T22:00:00.000Z,42',
+      "3,,,,,,,,,,",
+      "4,9223372036854775807,gamma,third,ff,1e+300,true,2000-02-29,1970-01-01T00:00:00.000Z,1970-01-01T00:00:00.000Z,2.5",
+      "",
+    ]);
+  });
+
+  test("quotes commas, quotes and line breaks", () => {
+    expect(text("csv", textStream("a,\"b\"", ['x,y', 'say "hi"', "two\nlines", "plain"]))).toBe(
+      '"a,""b"""\n"x,y"\n"say ""hi"""\n"two\nlines"\nplain\n',
+    );
+  });
+
+  test("an empty result is the header alone", () => {
+    expect(text("csv", empty)).toBe("id,label\n");
+  });
+});
+
+describe("json and ndjson", () => {
+  test("int64 as numbers with every digit, nulls as null", () => {
+    const json = text("json", kinds);
+    expect(json).toContain('"big":9007199254740993,');
+    expect(json).toContain('"big":-9223372036854775808,');
+    expect(json).toContain('"big":9223372036854775807,');
+    const rows = JSON.parse(json) as Record<string, unknown>[];
+    expect(rows).toHaveLength(4);
+    expect(rows[0]).toMatchObject({ id: 1, label: "alpha", data: "010203", score: 1.5, ok: true, day: "2026-01-31", at: "2026-01-31T12:34:56.000Z" });
+    expect(rows[2]).toEqual({ id: 3, big: null, label: null, note: null, data: null, score: null, ok: null, day: null, at: null, stamp: null, anything: null });
+    expect(rows[1]).toMatchObject({ note: "", data: "", ok: false });
+  });
+
+  test("ndjson is the same objects, one per line", () => {
+    const lines = text("ndjson", kinds).trimEnd().split("\n");
+    expect(lines.map((line) => JSON.parse(line))).toEqual(JSON.parse(text("json", kinds)));
+  });
+
+  test("an empty result", () => {
+    expect(JSON.parse(text("json", empty))).toEqual([]);
+    expect(text("ndjson", empty)).toBe("");
+  });
+});
+
+describe("table", () => {
+  test("aligned columns, numbers to the right, nulls blank, a row count", () => {
+    const lines = text("table", kinds).trimEnd().split("\n");
+    expect(lines[0]!.split(/\s+/)).toEqual(HEADER.split(","));
+    expect(lines).toHaveLength(4 + 3);
+    expect(lines.at(-1)).toBe("(4 rows)");
+    // "id" and "big" are numbers, right-aligned under their headers; text is left-aligned.
+    expect(lines[2]!.startsWith(" 1      9007199254740993  alpha   first  010203     1.5  true ")).toBe(true);
+    expect(lines[4]).toBe(" 3");
+    expect(lines[5]!.startsWith(" 4   9223372036854775807  gamma   third  ff      1e+300  true ")).toBe(true);
+  });
+
+  test("long values are cut for reading, line breaks flattened; other formats keep them whole", () => {
+    const long = "x".repeat(MAX_CELL_WIDTH + 40);
+    const bytes = textStream("value", [long, "a\nb"]);
+    const lines = text("table", bytes).split("\n");
+    expect(lines[2]).toBe("x".repeat(MAX_CELL_WIDTH - 1) + "…");
+    expect(lines[3]!.trimEnd()).toBe("a b");
+    expect(text("csv", bytes)).toContain(long);
+  });
+});
+
+describe("arrow", () => {
+  test("the server's bytes, unchanged, and counted", () => {
+    const rendered = render("arrow", kinds);
+    expect(rendered.rowCount).toBe(4);
+    const [bytes] = [...rendered.chunks];
+    expect(bytes).toBe(kinds);
+    expect(tableFromIPC(bytes as Uint8Array).numRows).toBe(4);
+  });
+
+  test("a body that is not an Arrow stream is an error, not an empty result", () => {
+    expect(() => render("csv", new TextEncoder().encode("Internal server error"))).toThrow();
+  });
+});
+
+test("default format: a file's extension, else a table on a terminal and Arrow when piped", () => {
+  expect(defaultFormat(null, true)).toBe("table");
+  expect(defaultFormat(null, false)).toBe("arrow");
+  expect(defaultFormat("out.CSV", true)).toBe("csv");
+  expect(defaultFormat("rows.jsonl", false)).toBe("ndjson");
+  expect(defaultFormat("data.bin", true)).toBe("arrow");
+});

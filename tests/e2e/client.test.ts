@@ -1,0 +1,311 @@
+/**
+ * `arrow402 query` and `arrow402 tables` end to end: the CLI as a subprocess (stdin not a
+ * terminal), a real arrow402 server over a real SQLite file, and the devnet — a local chain, an
+ * EIP-3009 test token and a real x402 facilitator — so every payment is a real signature and a
+ * real on-chain transfer whose balances the tests read back.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tableFromIPC } from "apache-arrow";
+import { startDevnet, type Devnet } from "../../devnet/index.ts";
+import { resolveConfig } from "../../src/config/load.ts";
+import { startServer, type RunningServer } from "../../src/server.ts";
+import { fundedAccount } from "../payment/devnet-token.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { runCli, type CliRun } from "../client/cli.ts";
+import { startDropProxy } from "../client/drop-proxy.ts";
+
+const PER_ROW = 100n; // "0.0001" with 6 decimals
+const EXIT = { ok: 0, runtime: 1, usage: 2, badQuery: 3, notPaid: 4, refused: 5 };
+
+const dir = tempDir("arrow402-client-e2e-");
+let devnet: Devnet;
+let server: RunningServer;
+/** Every key used, to check that none ever appears in any output. */
+const keys: string[] = [];
+
+interface TradeRow {
+  id: bigint;
+  big: bigint | null;
+  label: string | null;
+  data: Uint8Array | null;
+  at: string | null;
+  score: number | null;
+}
+
+function createDatabase(path: string): void {
+  const db = new Database(path, { create: true, strict: true });
+  db.run("CREATE TABLE trades (id INTEGER PRIMARY KEY, big INTEGER, label TEXT, data BLOB, at DATETIME, score REAL)");
+  const insert = db.prepare("INSERT INTO trades VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  for (let id = 1; id <= 30; id++) {
+    if (id === 5) insert.run(id, null, null, null, null, null);
+    else insert.run(id, 9007199254740993n + BigInt(id), `trade, "${id}"`, new Uint8Array([id, 255 - id]), `2026-03-${String(id).padStart(2, "0")}T12:34:56.789Z`, id / 4);
+  }
+  db.run("CREATE TABLE pairs (symbol TEXT, decimals INTEGER)");
+  db.run("INSERT INTO pairs VALUES ('ETH', 18), ('USDC', 6)");
+  db.run("CREATE TABLE reports (id INTEGER, title TEXT)");
+  db.close();
+}
+
+function trades(maxId: number): TradeRow[] {
+  const db = new Database(join(dir, "data.sqlite"), { readonly: true, safeIntegers: true });
+  try {
+    return db.query<TradeRow, [number]>("SELECT * FROM trades WHERE id <= ?1 ORDER BY id").all(maxId);
+  } finally {
+    db.close();
+  }
+}
+
+const hex = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString("hex"));
+
+beforeAll(async () => {
+  devnet = await startDevnet();
+  createDatabase(join(dir, "data.sqlite"));
+  const { key: _key, ...token } = devnet.tokenConfig();
+  const config = resolveConfig(
+    {
+      server: { bind: "127.0.0.1:0" },
+      facilitator: { url: devnet.facilitatorUrl },
+      database: { sqlite: "data.sqlite" },
+      ledger: { path: "ledger.sqlite" },
+      tokens: { "usdc/devnet": { ...token, symbol: "tUSDC", network_label: "Devnet" } },
+      tables: [
+        {
+          name: "trades",
+          description: "Trades, paid per row",
+          columns: { big: "A big integer" },
+          price_tags: [{ type: "per_row", pay_to: devnet.payTo, token: "usdc/devnet", amount_per_item: "0.0001", is_default: true }],
+        },
+        { name: "pairs", description: "Free pairs" },
+        {
+          name: "reports",
+          description: "Free queries, paid metadata",
+          price_tags: [{ type: "metadata_price", pay_to: devnet.payTo, token: "usdc/devnet", amount: "0.01" }],
+        },
+      ],
+    },
+    { baseDir: dir, env: {} },
+  );
+  server = startServer(config, { workers: 1 });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await devnet?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs the CLI and checks that no key ever shows in its output. */
+async function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const run = await runCli(args, env);
+  for (const key of keys) {
+    const bare = key.slice(2).toLowerCase();
+    expect(run.stdoutText.toLowerCase()).not.toContain(bare);
+    expect(run.stderr.toLowerCase()).not.toContain(bare);
+  }
+  return run;
+}
+
+async function payer(amount = 10n ** 6n) {
+  const account = await fundedAccount(devnet, amount);
+  keys.push(account.privateKey);
+  return { ...account, env: { ARROW402_PRIVATE_KEY: account.privateKey } };
+}
+
+async function balances(address: `0x${string}`) {
+  return { payer: await devnet.balanceOf(address), payTo: await devnet.balanceOf(devnet.payTo) };
+}
+
+const sqlUpTo = (maxId: number) => `SELECT * FROM trades WHERE id <= ${maxId} ORDER BY id`;
+
+describe("paying within the budget", () => {
+  test("csv: pays exactly the quote, prints the receipt on stderr and the rows on stdout", async () => {
+    const { account, env } = await payer();
+    const before = await balances(account.address);
+    const run = await cli(["query", server.url, sqlUpTo(12), "--yes", "--max-amount", "0.5", "--format", "csv"], env);
+    // The server publishes the devnet token's decimals, not its symbol: amounts are exact, named by address.
+    const token = `of token ${devnet.token.address} on eip155:31337`;
+    expect(run.stderr).toContain(`Quote: 0.0012 ${token} for 12 rows, to ${devnet.payTo}`);
+    expect(run.code).toBe(EXIT.ok);
+    const after = await balances(account.address);
+    expect(before.payer - after.payer).toBe(12n * PER_ROW);
+    expect(after.payTo - before.payTo).toBe(12n * PER_ROW);
+    expect(run.stderr).toMatch(new RegExp(`Paid 0\\.0012 ${token} to ${devnet.payTo}; transaction 0x[0-9a-f]{64} on eip155:31337`));
+
+    const lines = run.stdoutText.trimEnd().split("\n");
+    expect(lines[0]).toBe("id,big,label,data,at,score");
+    const expected = trades(12).map((row) =>
+      [
+        String(row.id),
+        row.big === null ? "" : String(row.big),
+        row.label === null ? "" : `"${row.label.replaceAll('"', '""')}"`,
+        hex(row.data) ?? "",
+        row.at ?? "",
+        row.score === null ? "" : String(row.score),
+      ].join(","),
+    );
+    expect(lines.slice(1)).toEqual(expected);
+  });
+
+  test("json: --max-amount alone is consent; int64 keeps every digit", async () => {
+    const { account, env } = await payer();
+    const before = await balances(account.address);
+    const run = await cli(["query", server.url, sqlUpTo(7), "--max-amount", "0.0007", "--format", "json"], env);
+    expect(run.code).toBe(EXIT.ok);
+    expect(before.payer - (await devnet.balanceOf(account.address))).toBe(7n * PER_ROW);
+    const parsed = JSON.parse(run.stdoutText) as Record<string, unknown>[];
+    const expected = trades(7);
+    expect(parsed.map((row) => row.id)).toEqual(expected.map((row) => Number(row.id)));
+    expect(parsed.map((row) => row.data)).toEqual(expected.map((row) => hex(row.data)));
+    expect(parsed.map((row) => row.at)).toEqual(expected.map((row) => row.at));
+    // Beyond 2^53 a double would round: the text must carry the exact digits.
+    for (const row of expected) {
+      if (row.big !== null) expect(run.stdoutText).toContain(`"big":${row.big},`);
+    }
+    expect(parsed[4]).toEqual({ id: 5, big: null, label: null, data: null, at: null, score: null });
+  });
+
+  test("arrow to a file with --yes: the file is the server's Arrow stream", async () => {
+    const { account, env } = await payer();
+    const before = await balances(account.address);
+    const file = join(dir, "out.arrow");
+    const run = await cli(["query", server.url, sqlUpTo(20), "--yes", "--output", file], env);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdout.byteLength).toBe(0);
+    expect(before.payer - (await devnet.balanceOf(account.address))).toBe(20n * PER_ROW);
+    const table = tableFromIPC(readFileSync(file));
+    const expected = trades(20);
+    expect(table.numRows).toBe(expected.length);
+    expect([...table.getChild("big")!]).toEqual(expected.map((row) => row.big));
+    expect([...table.getChild("label")!]).toEqual(expected.map((row) => row.label));
+    expect([...table.getChild("data")!].map((value) => hex(value as Uint8Array | null))).toEqual(expected.map((row) => hex(row.data)));
+  });
+
+  test("a lost answer after settlement is recovered with the same payment, paid once", async () => {
+    const proxy = await startDropProxy(server.url);
+    try {
+      const { account, env } = await payer();
+      const before = await balances(account.address);
+      const run = await cli(["query", proxy.url, sqlUpTo(9), "--max-amount", "1", "--format", "ndjson"], env);
+      expect(run.code).toBe(EXIT.ok);
+      expect(proxy.paidRequests()).toBeGreaterThanOrEqual(2);
+      expect(run.stderr).toContain("sending the same payment again");
+      expect(run.stderr).toContain("paid once");
+      const after = await balances(account.address);
+      expect(before.payer - after.payer).toBe(9n * PER_ROW);
+      expect(after.payTo - before.payTo).toBe(9n * PER_ROW);
+      const rows = run.stdoutText.trimEnd().split("\n").map((line) => JSON.parse(line) as { id: number });
+      expect(rows.map((row) => row.id)).toEqual(trades(9).map((row) => Number(row.id)));
+    } finally {
+      await proxy.stop();
+    }
+  });
+});
+
+describe("paying nothing", () => {
+  test("--max-amount below the quote: over budget, balances unchanged", async () => {
+    const { account, env } = await payer();
+    const before = await balances(account.address);
+    const run = await cli(["query", server.url, sqlUpTo(12), "--yes", "--max-amount", "0.0011", "--format", "csv"], env);
+    expect(run.code).toBe(EXIT.notPaid);
+    expect(run.stderr).toContain("over budget");
+    expect(run.stderr).toContain("the quote of 0.0012 of token");
+    expect(run.stdout.byteLength).toBe(0);
+    expect(await balances(account.address)).toEqual(before);
+  });
+
+  test("no --yes and no --max-amount without a terminal: refuses", async () => {
+    const { account, env } = await payer();
+    const before = await balances(account.address);
+    const run = await cli(["query", server.url, sqlUpTo(3), "--format", "csv"], env);
+    expect(run.code).toBe(EXIT.notPaid);
+    expect(run.stderr).toContain("--max-amount");
+    expect(run.stdout.byteLength).toBe(0);
+    expect(await balances(account.address)).toEqual(before);
+  });
+
+  test("--network that the server does not offer: refuses", async () => {
+    const { account, env } = await payer();
+    const before = await balances(account.address);
+    const run = await cli(["query", server.url, sqlUpTo(3), "--yes", "--network", "base-sepolia,eip155:8453", "--format", "csv"], env);
+    expect(run.code).toBe(EXIT.notPaid);
+    expect(run.stderr).toContain("eip155:31337");
+    expect(await balances(account.address)).toEqual(before);
+  });
+
+  test("a payer without funds: the payment is refused with the facilitator's reason", async () => {
+    keys.push(devnet.unfunded.privateKey);
+    const before = await devnet.balanceOf(devnet.payTo);
+    const run = await cli(["query", server.url, sqlUpTo(3), "--yes", "--format", "csv"], { ARROW402_PRIVATE_KEY: devnet.unfunded.privateKey });
+    expect(run.code).toBe(EXIT.refused);
+    const line = run.stderr.trimEnd().split("\n").at(-1)!;
+    expect(line).toMatch(/^arrow402: payment refused: The payment was not verified \(\w+/);
+    expect(await devnet.balanceOf(devnet.payTo)).toBe(before);
+  });
+});
+
+describe("failures", () => {
+  test("bad SQL: the server's message on one line, exit 3", async () => {
+    const sql = "SELECT count(*) FROM trades";
+    const direct = await fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`);
+    expect(direct.status).toBe(400);
+    const run = await cli(["query", server.url, sql, "--yes", "--format", "csv"]);
+    expect(run.code).toBe(EXIT.badQuery);
+    expect(run.stderr).toBe(`arrow402: ${await direct.text()}\n`);
+  });
+
+  test("server down: network failure, exit 1", async () => {
+    const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+    const url = `http://127.0.0.1:${probe.port}`;
+    await probe.stop(true);
+    const run = await cli(["query", url, sqlUpTo(3), "--yes", "--format", "csv"]);
+    expect(run.code).toBe(EXIT.runtime);
+    expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain(url);
+  });
+
+  test("a malformed key is refused without showing it; nothing is paid", async () => {
+    const malformed = `0x${"7".repeat(63)}`;
+    const before = await devnet.balanceOf(devnet.payTo);
+    const run = await runCli(["query", server.url, sqlUpTo(3), "--yes", "--format", "csv"], { MY_KEY: malformed });
+    const withKeyEnv = await runCli(["query", server.url, sqlUpTo(3), "--yes", "--format", "csv", "--key-env", "MY_KEY"], { MY_KEY: malformed });
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toContain("ARROW402_PRIVATE_KEY");
+    expect(withKeyEnv.code).toBe(EXIT.usage);
+    expect(withKeyEnv.stderr).toContain("MY_KEY");
+    expect(withKeyEnv.stderr).not.toContain("7".repeat(63));
+    expect(await devnet.balanceOf(devnet.payTo)).toBe(before);
+  });
+
+  test("bad usage: exit 2", async () => {
+    expect((await cli(["query", server.url])).code).toBe(EXIT.usage);
+    expect((await cli(["query", server.url, sqlUpTo(1), "--format", "xml"])).code).toBe(EXIT.usage);
+    const budget = await cli(["query", server.url, sqlUpTo(1), "--max-amount=1e3"]);
+    expect(budget.code).toBe(EXIT.usage);
+    expect(budget.stderr).toBe("arrow402: --max-amount '1e3' is not a decimal amount of token units, e.g. 0.05\n");
+  });
+});
+
+describe("free data and discovery", () => {
+  test("a free table needs no key and pays nothing", async () => {
+    const run = await cli(["query", `${server.url}/api/`, "SELECT * FROM pairs", "--format", "csv"]);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdoutText).toBe("symbol,decimals\nETH,18\nUSDC,6\n");
+    expect(run.stderr).not.toContain("Paid");
+  });
+
+  test("tables lists tables, columns and prices in human units", async () => {
+    const run = await cli(["tables", server.url]);
+    expect(run.code).toBe(EXIT.ok);
+    const out = run.stdoutText;
+    expect(out).toContain("trades — Trades, paid per row");
+    expect(out).toContain(`price: 0.0001 of token ${devnet.token.address} per row on eip155:31337 [default], paid to ${devnet.payTo}`);
+    expect(out).toMatch(/\n {4}big +Int64 +A big integer\n/);
+    expect(out).toMatch(/\n {4}at +Timestamp<MILLISECOND, UTC>\n/);
+    expect(out).toContain("pairs — Free pairs");
+    expect(out).toContain("reports — Free queries, paid metadata");
+    expect(out).toContain(`metadata costs 10000 smallest units of token ${devnet.token.address} on eip155:31337`);
+  });
+});
