@@ -9,7 +9,7 @@ import type { PriceTag } from "../config/types.ts";
 import { ServerError } from "../errors.ts";
 import type { FacilitatorClient } from "./facilitator.ts";
 import { sameJson } from "./json-equal.ts";
-import type { Ledger, LedgerEntry } from "./ledger.ts";
+import type { Ledger, LedgerEntry, SettlementAttempt } from "./ledger.ts";
 import { PAYMENT_MESSAGES as MSG } from "./messages.ts";
 import {
   findOffer,
@@ -143,8 +143,27 @@ export function createPaymentGate(deps: PaymentGateDeps): PaymentGate {
     offers: Offer[],
     info: { rows: number | null },
   ): Promise<SettleOutcome> {
+    const attempt: SettlementAttempt = {
+      attemptedAt: new Date(now()),
+      tableName: req.tableName,
+      resourceUrl: req.resource.url,
+      query: req.query,
+      rows: info.rows,
+      amount: offer.amount,
+      asset: offer.requirement.asset,
+      network: offer.requirement.network,
+      payer: payload.payload.authorization.from,
+      payTo: offer.requirement.payTo,
+      paymentKey: key,
+      validBefore: BigInt(payload.payload.authorization.validBefore),
+      signedPayload: JSON.stringify(payload.payload),
+    };
+    // Committed before the money can move: a crash after settlement leaves an unconfirmed row, never nothing.
+    deps.ledger.begin(attempt);
+    // A facilitator failure (throws) leaves the attempt unconfirmed: the money may have moved.
     const result = await deps.facilitator.settle(payload, offer.requirement);
     if (!result.success) {
+      deps.ledger.abandon(key);
       const response = encodeHeaderJson({
         success: false,
         errorReason: result.errorReason,
@@ -155,24 +174,8 @@ export function createPaymentGate(deps: PaymentGateDeps): PaymentGate {
       const required = paymentRequired(req.resource, offersAfterWork(req, info.rows, offers), MSG.notSettled(reasonText(result.errorReason, result.errorMessage)));
       return { ...required, headers: { ...required.headers, [PAYMENT_RESPONSE]: response } };
     }
-    const entry: LedgerEntry = {
-      settledAt: new Date(now()),
-      tableName: req.tableName,
-      resourceUrl: req.resource.url,
-      query: req.query,
-      rows: info.rows,
-      amount: offer.amount,
-      asset: offer.requirement.asset,
-      network: offer.requirement.network,
-      payer: result.payer,
-      payTo: offer.requirement.payTo,
-      transaction: result.transaction,
-      paymentKey: key,
-      validBefore: BigInt(payload.payload.authorization.validBefore),
-      signedPayload: JSON.stringify(payload.payload),
-    };
     try {
-      deps.ledger.record(entry);
+      deps.ledger.confirm(key, { transaction: result.transaction, payer: result.payer, settledAt: new Date(now()) });
     } catch (error) {
       // The money has moved: say so loudly, with what the operator needs to reconcile by hand.
       console.error(`arrow402: settled payment ${result.transaction} (${key}) could not be recorded in the ledger:`, error);

@@ -3,6 +3,12 @@
  * paid response leaves. Its own writable SQLite file, never the data file (which is read-only).
  * WAL with synchronous=FULL: a committed row survives a crash or power loss, so a payment that
  * moved money is never forgotten, and a settled payment key is never settled twice (unique).
+ *
+ * A settlement is written in two steps around the facilitator call: `begin` commits the attempt
+ * (status `settling`) before the money can move, `confirm` marks it settled with the transaction.
+ * If the process dies, or the facilitator never answers, between the two, the row stays
+ * `settling`: the payment may have moved money, and `arrow402 payments` lists it as unconfirmed
+ * for the operator to reconcile on chain — it is never silently lost.
  */
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
@@ -32,6 +38,9 @@ export interface LedgerEntry {
   signedPayload: string;
 }
 
+/** What is known before settling: everything but the facilitator's answer. */
+export type SettlementAttempt = Omit<LedgerEntry, "transaction" | "payer" | "settledAt"> & { payer: string; attemptedAt: Date };
+
 export interface LedgerTotal {
   tableName: string;
   network: string;
@@ -42,11 +51,20 @@ export interface LedgerTotal {
 
 export interface Ledger {
   readonly path: string;
-  /** Commits durably before returning; throws if the payment key is already recorded. */
+  /** Commits a settled payment durably before returning; throws if the payment key is already settled. */
   record(entry: LedgerEntry): void;
+  /** Commits a settlement attempt (`settling`) before the facilitator is asked to settle. */
+  begin(attempt: SettlementAttempt): void;
+  /** Marks an attempt settled, durably, with the facilitator's answer. */
+  confirm(paymentKey: string, settled: { transaction: string; payer: string; settledAt: Date }): void;
+  /** Forgets an attempt the facilitator refused: nothing was charged. */
+  abandon(paymentKey: string): void;
+  /** A settled payment by key (attempts in progress or unconfirmed are not settled). */
   findByKey(paymentKey: string): LedgerEntry | undefined;
-  /** Oldest first. */
+  /** Settled payments, oldest first. */
   list(filter?: { since?: Date }): LedgerEntry[];
+  /** Attempts whose outcome is unknown (the process stopped or the facilitator never answered). */
+  unconfirmed(): LedgerEntry[];
   totals(filter?: { since?: Date }): LedgerTotal[];
   /** The connection's durability settings, as SQLite reports them (journal mode, synchronous level 2 = FULL). */
   durability(): { journalMode: string; synchronous: number };
@@ -70,7 +88,8 @@ CREATE TABLE IF NOT EXISTS payments (
   tx_hash TEXT NOT NULL,
   payment_key TEXT NOT NULL UNIQUE,
   valid_before TEXT NOT NULL,
-  signed_payload TEXT NOT NULL
+  signed_payload TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'settled' CHECK (status IN ('settling', 'settled'))
 );
 CREATE INDEX IF NOT EXISTS payments_settled_at ON payments (settled_at);
 `;
@@ -108,9 +127,24 @@ export function openLedger(path: string): Ledger {
      VALUES ($settledAt, $tableName, $resourceUrl, $query, $rows, $amount, $asset, $network, $payer, $payTo,
        $transaction, $paymentKey, $validBefore, $signedPayload)`,
   );
-  const byKey = db.query<Row, [string]>("SELECT * FROM payments WHERE payment_key = ?");
+  // A retried attempt (same key, outcome unknown) replaces the earlier one; a settled key never is.
+  const attempt = db.prepare(
+    `INSERT INTO payments (settled_at, table_name, resource_url, query, rows, amount, asset, network, payer, pay_to,
+       tx_hash, payment_key, valid_before, signed_payload, status)
+     VALUES ($attemptedAt, $tableName, $resourceUrl, $query, $rows, $amount, $asset, $network, $payer, $payTo,
+       '', $paymentKey, $validBefore, $signedPayload, 'settling')
+     ON CONFLICT (payment_key) DO UPDATE SET settled_at = excluded.settled_at, resource_url = excluded.resource_url,
+       query = excluded.query, rows = excluded.rows, signed_payload = excluded.signed_payload
+     WHERE status = 'settling'`,
+  );
+  const confirm = db.prepare(
+    "UPDATE payments SET status = 'settled', tx_hash = ?1, payer = ?2, settled_at = ?3 WHERE payment_key = ?4 AND status = 'settling'",
+  );
+  const abandon = db.prepare("DELETE FROM payments WHERE payment_key = ? AND status = 'settling'");
+  const byKey = db.query<Row, [string]>("SELECT * FROM payments WHERE payment_key = ? AND status = 'settled'");
   // ISO-8601 UTC text sorts in time order, so `since` is a plain comparison.
-  const since = db.query<Row, [string]>("SELECT * FROM payments WHERE settled_at >= ? ORDER BY settled_at, id");
+  const since = db.query<Row, [string]>("SELECT * FROM payments WHERE settled_at >= ? AND status = 'settled' ORDER BY settled_at, id");
+  const pending = db.query<Row, []>("SELECT * FROM payments WHERE status = 'settling' ORDER BY settled_at, id");
 
   const list = (filter?: { since?: Date }) => since.all((filter?.since ?? new Date(0)).toISOString()).map(fromRow);
 
@@ -123,6 +157,25 @@ export function openLedger(path: string): Ledger {
         amount: entry.amount.toString(),
         validBefore: entry.validBefore.toString(),
       });
+    },
+    begin(entry) {
+      const changes = attempt.run({
+        ...entry,
+        attemptedAt: entry.attemptedAt.toISOString(),
+        amount: entry.amount.toString(),
+        validBefore: entry.validBefore.toString(),
+      }).changes;
+      if (changes !== 1) throw new Error(`payment ${entry.paymentKey} is already settled`);
+    },
+    confirm(paymentKey, settled) {
+      const changes = confirm.run(settled.transaction, settled.payer, settled.settledAt.toISOString(), paymentKey).changes;
+      if (changes !== 1) throw new Error(`no settlement attempt for payment ${paymentKey}`);
+    },
+    abandon(paymentKey) {
+      abandon.run(paymentKey);
+    },
+    unconfirmed() {
+      return pending.all().map(fromRow);
     },
     findByKey(paymentKey) {
       const row = byKey.get(paymentKey);

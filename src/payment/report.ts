@@ -4,7 +4,7 @@
  */
 import type { TokenInfo } from "../config/types.ts";
 import { formatAmount } from "../config/amounts.ts";
-import type { Ledger } from "./ledger.ts";
+import type { Ledger, LedgerEntry } from "./ledger.ts";
 
 export interface PaymentsReportOptions {
   since?: Date;
@@ -14,8 +14,10 @@ export interface PaymentsReportOptions {
 
 export function formatPaymentsReport(ledger: Ledger, opts: PaymentsReportOptions): string {
   const entries = ledger.list({ since: opts.since });
+  const unconfirmed = ledger.unconfirmed();
   const scope = opts.since === undefined ? "" : ` since ${opts.since.toISOString()}`;
-  if (entries.length === 0) return `No settled payments${scope} in ${ledger.path}.\n`;
+  const warning = unconfirmedSection(unconfirmed, opts.tokens);
+  if (entries.length === 0) return `No settled payments${scope} in ${ledger.path}.\n${warning}`;
 
   const tokenFor = tokenLookup(opts.tokens);
   const money = (amount: bigint, network: string, asset: string) => {
@@ -38,6 +40,28 @@ export function formatPaymentsReport(ledger: Ledger, opts: PaymentsReportOptions
   for (const total of ledger.totals({ since: opts.since })) {
     const count = total.payments === 1 ? "1 payment" : `${total.payments} payments`;
     lines.push(`  ${total.tableName}  ${money(total.amount, total.network, total.asset)}  (${count})`);
+  }
+  return lines.join("\n") + "\n" + warning;
+}
+
+/**
+ * Settlements whose outcome is unknown: the facilitator was asked to settle and never answered, or
+ * the server stopped before recording the answer. The money may have moved; the operator checks the
+ * payer's authorization nonce on chain (EIP-3009 `authorizationState(payer, nonce)`).
+ */
+function unconfirmedSection(entries: LedgerEntry[], tokens: Record<string, TokenInfo>): string {
+  if (entries.length === 0) return "";
+  const tokenFor = tokenLookup(tokens);
+  const lines = ["", `Unconfirmed settlements (${entries.length}): the outcome is unknown; check each authorization on chain:`];
+  for (const entry of entries) {
+    const token = tokenFor(entry.network, entry.asset);
+    const amount = token ? `${formatAmount(entry.amount, token.decimals)} ${token.symbol}` : `${entry.amount} units of ${entry.asset}`;
+    const [, , , nonce] = entry.paymentKey.split("|");
+    lines.push(
+      `${entry.settledAt.toISOString()}  ${entry.tableName}  ${amount} on ${entry.network}`,
+      `    payer ${entry.payer}  nonce ${nonce}  pay to ${entry.payTo}`,
+      `    ${entry.resourceUrl}`,
+    );
   }
   return lines.join("\n") + "\n";
 }

@@ -256,10 +256,16 @@ describe("a failing facilitator is 500 text/plain, and nothing is charged", () =
       sandbox.proxy.setBehaviour(behaviour);
       const payer = await newPayer(sandbox.devnet, FUNDS);
       const unchanged = await noChargeGuard(payer);
+      const attemptsBefore = server.unconfirmedRows().length;
       const text = await expectTextError(await payer.fetch(queryUrl(server.url, FIXED_SQL)), 500, FIXED_SQL);
       expect(text).toContain("facilitator");
       expect(sandbox.proxy.counts).toMatchObject(calls);
       await unchanged();
+      // Once /settle was asked, its outcome is unknown to us: the attempt stays in the ledger as
+      // unconfirmed (never lost), and is not counted as settled.
+      const attempts = server.unconfirmedRows();
+      expect(attempts).toHaveLength(attemptsBefore + calls.settle);
+      if (calls.settle > 0) expect(attempts.at(-1)).toMatchObject({ payer: payer.address, tx_hash: "" });
     });
   }
 });

@@ -106,3 +106,34 @@ describe("ledger", () => {
     ledger.close();
   });
 });
+
+describe("settlement attempts", () => {
+  test("an attempt is unconfirmed until confirmed, survives reopening, and is never counted as settled", () => {
+    const path = join(dir, "attempts.sqlite");
+    const ledger = openLedger(path);
+    const { transaction: _t, settledAt: _s, ...rest } = entry();
+    ledger.begin({ ...rest, attemptedAt: new Date("2026-11-01T00:00:00Z") });
+    expect(ledger.findByKey(rest.paymentKey)).toBeUndefined();
+    expect(ledger.list()).toEqual([]);
+    ledger.close();
+    // The process stopped between asking the facilitator and hearing back: the attempt is still there.
+    const reopened = openLedger(path);
+    expect(reopened.unconfirmed().map((e) => e.paymentKey)).toEqual([rest.paymentKey]);
+    reopened.confirm(rest.paymentKey, { transaction: `0x${"cd".repeat(32)}`, payer: rest.payer, settledAt: new Date("2026-11-01T00:00:01Z") });
+    expect(reopened.unconfirmed()).toEqual([]);
+    expect(reopened.findByKey(rest.paymentKey)?.transaction).toBe(`0x${"cd".repeat(32)}`);
+    // A settled key cannot be attempted again.
+    expect(() => reopened.begin({ ...rest, attemptedAt: new Date() })).toThrow();
+    reopened.close();
+  });
+
+  test("an abandoned attempt leaves nothing behind", () => {
+    const ledger = openLedger(join(dir, "abandoned.sqlite"));
+    const { transaction: _t, settledAt: _s, ...rest } = entry();
+    ledger.begin({ ...rest, attemptedAt: new Date() });
+    ledger.abandon(rest.paymentKey);
+    expect(ledger.unconfirmed()).toEqual([]);
+    expect(ledger.list()).toEqual([]);
+    ledger.close();
+  });
+});

@@ -84,7 +84,10 @@ export interface PaidServer {
   configPath: string;
   ledgerPath: string;
   /** The ledger's rows as stored on disk, oldest first. */
+  /** Settled payments. */
   ledgerRows(): LedgerRow[];
+  /** Settlement attempts whose outcome is unknown (the facilitator failed while settling). */
+  unconfirmedRows(): LedgerRow[];
   stop(): Promise<void>;
 }
 
@@ -155,7 +158,8 @@ export async function startPaidSandbox(): Promise<PaidSandbox> {
       config,
       configPath,
       ledgerPath: config.ledger.path,
-      ledgerRows: () => readLedger(config.ledger.path),
+      ledgerRows: () => readLedger(config.ledger.path, "settled"),
+      unconfirmedRows: () => readLedger(config.ledger.path, "settling"),
       async stop() {
         servers.delete(server);
         await running.stop();
@@ -194,10 +198,10 @@ export async function startPaidSandbox(): Promise<PaidSandbox> {
   };
 }
 
-function readLedger(path: string): LedgerRow[] {
+function readLedger(path: string, status: "settled" | "settling"): LedgerRow[] {
   const db = new Database(path, { readonly: true });
   try {
-    return db.query<LedgerRow, []>("SELECT * FROM payments ORDER BY id").all();
+    return db.query<LedgerRow, [string]>("SELECT * FROM payments WHERE status = ? ORDER BY id").all(status);
   } finally {
     db.close();
   }
