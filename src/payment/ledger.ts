@@ -120,6 +120,11 @@ export function openLedger(path: string): Ledger {
   db.run("PRAGMA synchronous = FULL");
   db.run("PRAGMA busy_timeout = 5000");
   db.run(SCHEMA);
+  // Ledgers written before settlement attempts were recorded hold settled payments only.
+  const columns = db.query<{ name: string }, []>("SELECT name FROM pragma_table_info('payments')").all();
+  if (!columns.some((c) => c.name === "status")) {
+    db.run("ALTER TABLE payments ADD COLUMN status TEXT NOT NULL DEFAULT 'settled' CHECK (status IN ('settling', 'settled'))");
+  }
 
   const insert = db.prepare(
     `INSERT INTO payments (settled_at, table_name, resource_url, query, rows, amount, asset, network, payer, pay_to,
