@@ -11,11 +11,12 @@ import { renderFullDataPanel } from "./full-data.ts";
 import { escapeHtml, jsonForScript } from "./html.ts";
 import { formatTimestamp, renderPage, renderTags } from "./layout.ts";
 import type { Snapshot } from "./snapshot.ts";
+import { formatSpan } from "./time-values.ts";
 
 export interface DashboardPageInput {
   entry: DashboardEntry;
   table: TableInfo;
-  snapshot: Pick<Snapshot, "rows" | "totalRows" | "orderedBy" | "takenAt">;
+  snapshot: Pick<Snapshot, "rows" | "totalRows" | "sampled" | "orderedBy" | "span" | "takenAt">;
   plan: DashboardPlan;
   baseUrl: string;
 }
@@ -53,10 +54,21 @@ function sampleNote(input: DashboardPageInput): string {
   const { snapshot, table } = input;
   const taken = snapshot.rows.length.toLocaleString("en-US");
   const total = snapshot.totalRows.toLocaleString("en-US");
-  const which = snapshot.orderedBy
-    ? `the ${taken} most recent by <code>${escapeHtml(snapshot.orderedBy)}</code>`
-    : `the first ${taken}`;
-  return `Snapshot of table <code>${escapeHtml(table.name)}</code>: ${which} of ${total} rows, taken ${escapeHtml(formatTimestamp(snapshot.takenAt))}.`;
+  const what = snapshot.sampled ? `${taken} rows sampled evenly from ${total}` : `All ${total} rows`;
+  const along = snapshot.sampled && snapshot.orderedBy ? ` along <code>${escapeHtml(snapshot.orderedBy)}</code>` : "";
+  const span = snapshot.span ? `, ${escapeHtml(formatSpan(snapshot.span))}` : "";
+  const estimate = snapshot.sampled
+    ? ` Row counts and sums in the charts are estimates for the whole table: each sampled row stands for about ${Math.round(input.plan.rowsPerSampleRow).toLocaleString("en-US")} rows.`
+    : "";
+  return `Snapshot of table <code>${escapeHtml(table.name)}</code>: ${what}${along}${span}, taken ${escapeHtml(formatTimestamp(snapshot.takenAt))}.${estimate}`;
+}
+
+function previewNote(input: DashboardPageInput): string {
+  const shown = Math.min(input.plan.previewRows, input.snapshot.rows.length).toLocaleString("en-US");
+  const which = input.snapshot.orderedBy
+    ? `The ${shown} most recent rows of the snapshot, by <code>${escapeHtml(input.snapshot.orderedBy)}</code>.`
+    : `The first ${shown} rows of the snapshot.`;
+  return `${which} Select a column heading to sort the whole snapshot by it.`;
 }
 
 export function renderDashboardPage(input: DashboardPageInput): string {
@@ -78,7 +90,7 @@ ${charts(plan)}
 </section>
 <section aria-labelledby="preview-heading">
 <h2 id="preview-heading">Preview</h2>
-<p class="muted">The first ${plan.previewRows} rows of the snapshot. Select a column heading to sort the whole snapshot by it.</p>
+<p class="muted">${previewNote(input)}</p>
 <div class="table-scroll tall" role="region" aria-labelledby="preview-heading" tabindex="0">
 <table id="preview"><thead></thead><tbody></tbody></table>
 </div>

@@ -15,7 +15,7 @@ import { planCharts, type DashboardPlan } from "./chart-plan.ts";
 import { renderDashboardPage } from "./dashboard-page.ts";
 import { moveToBackup, pathExists, writeFileAtomically, writeTemporaryFolder, type FolderFiles } from "./folders.ts";
 import { renderLandingPage } from "./landing-page.ts";
-import { SNAPSHOT_ROW_CAP, takeSnapshot } from "./snapshot.ts";
+import { rowidAliasOf, SNAPSHOT_ROW_CAP, takeSnapshot } from "./snapshot.ts";
 import styleSheet from "./style.css" with { type: "text" };
 
 export interface GenerateOptions {
@@ -63,11 +63,14 @@ function dashboardFiles(opts: GenerateOptions, entry: DashboardEntry): { files: 
   }
   const snapshot = takeSnapshot(db, table, opts.snapshotRows ?? SNAPSHOT_ROW_CAP, opts.now ?? new Date());
   const columns = table.columns.map((c) => ({ name: c.name, kind: c.kind }));
+  const rowidAlias = rowidAliasOf(db, table);
+  const facts = table.columns.map((c) => ({ ...c, rowidAlias: c.name === rowidAlias }));
   const plan: DashboardPlan = {
     snapshotUrl: `/${encodeURIComponent(entry.slug)}/snapshot.arrow`,
     columns,
-    charts: planCharts(columns, snapshot.rows),
+    charts: planCharts(facts, snapshot.rows),
     previewRows: PREVIEW_ROWS,
+    rowsPerSampleRow: snapshot.sampled && snapshot.rows.length > 0 ? snapshot.totalRows / snapshot.rows.length : 1,
   };
   const page = renderDashboardPage({ entry, table, snapshot, plan, baseUrl: config.server.baseUrl });
   return {

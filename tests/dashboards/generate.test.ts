@@ -74,6 +74,10 @@ describe("scaffolded dashboard", () => {
     const plan = JSON.parse(/<script type="application\/json" id="dashboard-plan">(.*?)<\/script>/s.exec(html)?.[1] ?? "null");
     expect(plan.snapshotUrl).toBe("/dex/snapshot.arrow");
     expect(plan.charts.map((c: { kind: string }) => c.kind)).toEqual(["time", "time", "histogram", "histogram", "bar"]);
+    // The described dollar amount is the measure; the INTEGER PRIMARY KEY never is.
+    expect(plan.charts[1]).toMatchObject({ x: "ts", y: "amount_usd", reduce: "sum" });
+    expect(plan.charts.map((c: { x?: string; y?: string }) => c.y ?? c.x)).not.toContain("id");
+    expect(plan.rowsPerSampleRow).toBe(1);
 
     const script = read(join(folder, "dashboard.js"));
     expect(script.length).toBeGreaterThan(10_000);
@@ -83,7 +87,7 @@ describe("scaffolded dashboard", () => {
     expect(read(join(folder, "style.css"))).toContain("prefers-color-scheme: dark");
   });
 
-  test("snapshot.arrow decodes to the table's columns, most recent rows first, at most the cap", async () => {
+  test("snapshot.arrow decodes to the table's columns: an even sample of at most the cap, most recent first", async () => {
     const setup = setupDashboards([DEX]);
     await generate(setup, { snapshotRows: 300 });
     const bytes = readFileSync(join(setup.root, "dex", "snapshot.arrow"));
@@ -97,7 +101,14 @@ describe("scaffolded dashboard", () => {
     expect(first?.ts).toBe(Date.parse(newest!.ts));
     expect(first?.pair).toBe(newest!.pair);
     const html = read(join(setup.root, "dex", "index.html"));
-    expect(html).toContain("the 300 most recent by <code>ts</code> of 1,200 rows");
+    const last = table.get(299)?.toJSON();
+    const oldest = setup.db.query<{ id: number }, []>("SELECT id FROM swaps ORDER BY ts LIMIT 1").get();
+    expect(last?.id).toBe(BigInt(oldest!.id));
+    expect(html).toContain("300 rows sampled evenly from 1,200 along <code>ts</code>, 2026-01-01 → 2026-01-06");
+    expect(html).toContain("each sampled row stands for about 4 rows");
+    expect(html).toContain("The 100 most recent rows of the snapshot, by <code>ts</code>.");
+    const plan = JSON.parse(/<script type="application\/json" id="dashboard-plan">(.*?)<\/script>/s.exec(html)?.[1] ?? "null");
+    expect(plan.rowsPerSampleRow).toBe(4);
   });
 
   test("the default cap keeps a small table whole", async () => {
@@ -106,6 +117,9 @@ describe("scaffolded dashboard", () => {
     const table = tableFromIPC(readFileSync(join(setup.root, "chain", "snapshot.arrow")));
     expect(table.numRows).toBe(10);
     expect(table.schema.fields.map((f) => f.name)).toEqual(["number", "hash"]);
+    const html = read(join(setup.root, "chain", "index.html"));
+    expect(html).toContain("All 10 rows, taken");
+    expect(html).not.toContain("estimate");
   });
 });
 

@@ -103,12 +103,15 @@ describe.skipIf(skip)("dashboards in a browser", () => {
     for (let i = 0; i < count; i++) {
       const svg = figures.nth(i).locator("svg[aria-label]").first();
       expect(await svg.getAttribute("aria-label")).toBeTruthy();
-      const marks = await figures.nth(i).locator('svg g[aria-label="area"] path, svg g[aria-label="line"] path, svg g[aria-label="rect"] rect, svg g[aria-label="bar"] rect').count();
+      const marks = await figures.nth(i).locator('svg g[aria-label="rect"] rect, svg g[aria-label="bar"] rect').count();
       expect(marks).toBeGreaterThan(0);
       expect(await figures.nth(i).locator(".detail").innerText()).not.toBe("");
     }
-    // The over-time chart is binned per hour: 1,200 swaps 7 minutes apart span about 6 days.
-    expect(await page.locator("figure.chart .detail").first().innerText()).toContain("per hour");
+    // The time charts are binned as planned: 1,200 swaps 7 minutes apart span about 6 days.
+    const plan = await page.evaluate(() => JSON.parse(document.getElementById("dashboard-plan")?.textContent ?? "null"));
+    expect(plan.charts[0]).toMatchObject({ kind: "time", interval: "3 hours" });
+    expect(await page.locator("figure.chart .detail").first().innerText()).toContain("per 3 hours");
+    expect(await figures.nth(1).locator("figcaption strong").innerText()).toBe("Sum of amount_usd per 3 hours");
     await page.screenshot({ path: join(ARTIFACTS, "dashboards-dex.png"), fullPage: true });
     await page.context().close();
     expect(problems).toEqual([]);

@@ -1,114 +1,85 @@
 /**
  * Draws the planned charts with Observable Plot (DESIGN.md §7). Marks use the page's accent
  * colour through CSS, so light and dark schemes both read well; every SVG carries an
- * aria-label and aria-description for screen readers.
+ * aria-label and aria-description for screen readers. Counts and sums are scaled from the
+ * sample to the whole table (see chart-scale.ts); the caption says so.
  */
 import * as Plot from "@observablehq/plot";
 import type { ChartSpec } from "../chart-plan.ts";
+import { estimateNote, formatCompact, rowsLabel, scaledCount, scaledSum, type Estimate } from "./chart-scale.ts";
+import { logAxis, logBins } from "./log-axis.ts";
 import { chartNumber, type Row } from "./data.ts";
+import { drawBar, drawValues } from "./bar-charts.ts";
 
-type TimeInterval = "hour" | "day" | "week" | "month";
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-
-/** Enough bins to show a shape, few enough to stay readable on a phone. */
-export function intervalFor(spanMs: number): TimeInterval {
-  if (spanMs <= 7 * DAY) return "hour";
-  if (spanMs <= 180 * DAY) return "day";
-  if (spanMs <= 3 * 365 * DAY) return "week";
-  return "month";
-}
-
-function timeSpan(rows: Row[], x: string): number {
-  let min = Infinity;
-  let max = -Infinity;
-  for (const row of rows) {
-    const value = row[x];
-    if (!(value instanceof Date)) continue;
-    const t = value.getTime();
-    if (t < min) min = t;
-    if (t > max) max = t;
-  }
-  return max >= min ? max - min : 0;
-}
-
-interface Drawn {
+export interface Drawn {
   element: SVGSVGElement | HTMLElement;
   detail: string;
 }
 
-function drawTime(chart: Extract<ChartSpec, { kind: "time" }>, rows: Row[], width: number): Drawn {
-  const interval = intervalFor(timeSpan(rows, chart.x));
+const HEIGHT = 260;
+
+function drawTime(chart: Extract<ChartSpec, { kind: "time" }>, rows: Row[], width: number, estimate: Estimate): Drawn {
+  const { y } = chart;
   const points = rows
     .filter((r) => r[chart.x] instanceof Date)
-    .map((r) => ({ x: r[chart.x] as Date, y: chart.y === null ? 1 : chartNumber(r[chart.y] ?? null) }))
-    .filter((p) => p.y !== null);
-  const what = chart.y === null ? "Number of rows" : `Sum of ${chart.y}`;
-  const detail = `${what} per ${interval}, by ${chart.x} (UTC)`;
-  const reducer = chart.y === null ? "count" : "sum";
-  // Passed as a variable: Plot's typings omit the `y` input that the sum reducer reads.
-  const binned = { x: "x", y: "y", interval, curve: "step" } as const;
+    .map((r) => ({ x: r[chart.x] as Date, y: y === null ? 1 : chartNumber(r[y] ?? null) }))
+    .filter((p): p is { x: Date; y: number } => p.y !== null);
+  const what = y === null ? rowsLabel(estimate) : `${chart.reduce === "mean" ? "Mean" : "Sum"} of ${y}`;
+  // A mean needs no scaling: the sample's mean estimates the table's.
+  const scaled = chart.reduce !== "mean";
+  const detail = `${y === null ? "Rows" : what} per ${chart.interval}, by ${chart.x} (UTC)${scaled ? estimateNote(estimate) : ""}`;
+  const reducer = chart.reduce === "count" ? scaledCount(estimate) : chart.reduce === "sum" ? scaledSum(estimate) : "mean";
+  // Bars, one per interval: a bin's extent is exact, where a line through midpoints loses the ends.
+  // Passed as a variable: Plot's typings omit the `y` input that the reducer reads.
+  const binned = { x: "x", y: "y", interval: chart.interval, inset: 0.5 } as const;
   const element = Plot.plot({
     width,
-    height: 260,
-    marginLeft: 56,
+    height: HEIGHT,
+    marginLeft: 52,
     ariaLabel: chart.title,
     ariaDescription: detail,
     x: { type: "utc", label: null },
-    y: { grid: true, label: what },
+    y: { grid: true, label: what, tickFormat: formatCompact },
     marks: [
-      Plot.areaY(points, Plot.binX({ y: reducer }, binned)),
-      Plot.lineY(points, Plot.binX({ y: reducer }, binned)),
+      Plot.rectY(points, Plot.binX({ y: reducer }, binned)),
       Plot.ruleY([0]),
     ],
   });
   return { element, detail };
 }
 
-function drawHistogram(chart: Extract<ChartSpec, { kind: "histogram" }>, rows: Row[], width: number): Drawn {
+function drawHistogram(chart: Extract<ChartSpec, { kind: "histogram" }>, rows: Row[], width: number, estimate: Estimate): Drawn {
   const values = rows.map((r) => chartNumber(r[chart.x] ?? null)).filter((v): v is number => v !== null);
-  const detail = `Number of rows per range of ${chart.x} (${values.length.toLocaleString("en-US")} non-null values)`;
+  const positive = values.filter((v) => v > 0);
+  const log = chart.log && positive.length === values.length && values.length > 0;
+  const count = values.length.toLocaleString("en-US");
+  const detail = `Rows per range of ${chart.x}${log ? " (log scale: each bin spans the same ratio)" : ""}, from ${count} values${estimateNote(estimate)}`;
+  const bins = log ? logBins(values) : undefined;
   const element = Plot.plot({
     width,
-    height: 260,
-    marginLeft: 56,
+    height: HEIGHT,
+    marginLeft: 52,
     ariaLabel: chart.title,
     ariaDescription: detail,
-    x: { label: chart.x },
-    y: { grid: true, label: "Rows" },
-    marks: [Plot.rectY(values, Plot.binX({ y: "count" }, { x: (d: number) => d })), Plot.ruleY([0])],
-  });
-  return { element, detail };
-}
-
-function drawBar(chart: Extract<ChartSpec, { kind: "bar" }>, rows: Row[], width: number): Drawn {
-  const values = rows.map((r) => r[chart.y]).filter((v) => v !== null && v !== undefined).map(String);
-  const longest = values.reduce((n, v) => Math.max(n, v.length), 0);
-  const detail = `Number of rows for each value of ${chart.y}`;
-  const element = Plot.plot({
-    width,
-    height: Math.max(120, new Set(values).size * 26 + 40),
-    marginLeft: Math.min(200, 12 + longest * 7),
-    ariaLabel: chart.title,
-    ariaDescription: detail,
-    x: { grid: true, label: "Rows" },
-    y: { label: null },
+    x: log && bins ? logAxis(chart.x, bins) : { label: chart.x, tickFormat: formatCompact },
+    y: { grid: true, label: rowsLabel(estimate), tickFormat: formatCompact },
     marks: [
-      Plot.barX(values, Plot.groupY({ x: "count" }, { y: (d: string) => d, sort: { y: "x", reverse: true } })),
-      Plot.ruleX([0]),
+      Plot.rectY(values, Plot.binX({ y: scaledCount(estimate) }, { x: (d: number) => d, ...(bins ? { thresholds: bins.thresholds } : {}) })),
+      Plot.ruleY([0]),
     ],
   });
   return { element, detail };
 }
 
-export function drawChart(chart: ChartSpec, rows: Row[], width: number): Drawn {
+export function drawChart(chart: ChartSpec, rows: Row[], width: number, estimate: Estimate): Drawn {
   switch (chart.kind) {
     case "time":
-      return drawTime(chart, rows, width);
+      return drawTime(chart, rows, width, estimate);
     case "histogram":
-      return drawHistogram(chart, rows, width);
+      return drawHistogram(chart, rows, width, estimate);
     case "bar":
-      return drawBar(chart, rows, width);
+      return drawBar(chart, rows, width, estimate);
+    case "values":
+      return drawValues(chart, rows, width);
   }
 }

@@ -22,7 +22,7 @@ function drawCharts(plan: DashboardPlan, rows: Row[]): void {
     const canvas = figure?.querySelector<HTMLElement>(".canvas");
     if (!figure || !canvas) return;
     const width = Math.max(280, Math.floor(canvas.clientWidth || figure.clientWidth || 640));
-    const { element, detail } = drawChart(chart, rows, width);
+    const { element, detail } = drawChart(chart, rows, width, { scale: plan.rowsPerSampleRow });
     canvas.replaceChildren(element);
     const caption = figure.querySelector(".detail");
     if (caption) caption.textContent = detail;

@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { openReadOnly, readCatalog } from "../../src/db/catalog.ts";
+import { evenPositions, rowidAliasOf, takeSnapshot } from "../../src/dashboards/snapshot.ts";
+import { createMarketDatabase, tempDir } from "./support.ts";
+
+function market() {
+  const path = join(tempDir(), "market.sqlite");
+  createMarketDatabase(path);
+  const extra = new Database(path);
+  extra.run("CREATE TABLE pairs (code TEXT PRIMARY KEY, base TEXT) WITHOUT ROWID");
+  extra.run("CREATE TABLE legacy (n INT PRIMARY KEY, label TEXT)");
+  extra.run("CREATE VIEW recent_swaps AS SELECT id, ts, amount_usd FROM swaps");
+  extra.close();
+  const db = openReadOnly(path);
+  const names = ["swaps", "blocks", "odd<table>", "pairs", "legacy", "recent_swaps"];
+  const { catalog, problems } = readCatalog(db, names.map((name) => ({ name, description: "", columns: {}, priceTags: [] })));
+  expect(problems).toEqual([]);
+  return { db, table: (name: string) => catalog.table(name)! };
+}
+
+describe("evenPositions", () => {
+  test.each([
+    [10, 20, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]],
+    [10, 4, [1, 4, 7, 10]],
+    [1200, 3, [1, 601, 1200]],
+    [5, 1, [5]],
+    [5, 0, []],
+  ])("%d rows, cap %d → %o", (total, cap, positions) => {
+    expect(evenPositions(total, cap)).toEqual(positions);
+  });
+
+  test("a large table: exactly cap distinct positions, first and last included, evenly spread", () => {
+    const positions = evenPositions(250_000, 5000);
+    expect(new Set(positions).size).toBe(5000);
+    expect(positions[0]).toBe(1);
+    expect(positions.at(-1)).toBe(250_000);
+    const gaps = positions.slice(1).map((p, i) => p - positions[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(49);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(51);
+  });
+});
+
+describe("rowidAliasOf", () => {
+  test.each([
+    ["swaps", "id"],
+    ["blocks", "number"],
+    ["odd<table>", undefined],
+    // Only INTEGER PRIMARY KEY aliases the rowid: not INT, not a WITHOUT ROWID table, not a view.
+    ["legacy", undefined],
+    ["pairs", undefined],
+    ["recent_swaps", undefined],
+  ])("%s → %s", (name, alias) => {
+    const { db, table } = market();
+    expect(rowidAliasOf(db, table(name))).toBe(alias);
+  });
+});
+
+describe("takeSnapshot", () => {
+  test("samples a large table evenly along its time column, most recent first, covering its whole range", () => {
+    const { db, table } = market();
+    const snapshot = takeSnapshot(db, table("swaps"), 300);
+    expect(snapshot.rows).toHaveLength(300);
+    expect(snapshot.totalRows).toBe(1200);
+    expect(snapshot.sampled).toBe(true);
+    expect(snapshot.orderedBy).toBe("ts");
+    const ids = snapshot.rows.map((row) => Number(row[0]));
+    const range = db.query<{ first: string; last: string; newest: number; oldest: number }, []>(
+      "SELECT min(ts) AS first, max(ts) AS last, (SELECT id FROM swaps ORDER BY ts DESC LIMIT 1) AS newest, (SELECT id FROM swaps ORDER BY ts LIMIT 1) AS oldest FROM swaps",
+    ).get()!;
+    expect(ids[0]).toBe(range.newest);
+    expect(ids.at(-1)).toBe(range.oldest);
+    expect(snapshot.span).toEqual({ from: Date.parse(range.first), to: Date.parse(range.last), count: 300 });
+    // Ids rise with ts in this table: evenly spaced rows are 4 (1199/299) apart, give or take one.
+    const gaps = ids.slice(1).map((id, i) => ids[i]! - id);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(5);
+  });
+
+  test("keeps a table within the cap whole", () => {
+    const { db, table } = market();
+    const snapshot = takeSnapshot(db, table("blocks"));
+    expect(snapshot.sampled).toBe(false);
+    expect(snapshot.rows.map((row) => row[0])).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i + 1)));
+    expect(snapshot.span).toBeUndefined();
+  });
+
+  test("samples a table without a time column along its rowid, in table order", () => {
+    const { db, table } = market();
+    const snapshot = takeSnapshot(db, table("blocks"), 4);
+    expect(snapshot.rows.map((row) => row[0])).toEqual([1n, 4n, 7n, 10n]);
+    expect(snapshot.sampled).toBe(true);
+  });
+
+  test("samples a view (no rowid) along its time column too", () => {
+    const { db, table } = market();
+    const snapshot = takeSnapshot(db, table("recent_swaps"), 3);
+    expect(snapshot.rows.map((row) => row[0])).toEqual([1200n, 601n, 1n]);
+    expect(snapshot.totalRows).toBe(1200);
+  });
+});
