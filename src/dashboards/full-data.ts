@@ -23,7 +23,8 @@ export function exampleQuery(table: TableInfo): string {
   return `SELECT * FROM ${sqlIdentifier(table.name)}${order} LIMIT 100`;
 }
 
-export function renderFullDataPanel(table: TableInfo, baseUrl: string): string {
+/** `sampled`: the dashboard's snapshot is a sample rather than the whole table. */
+export function renderFullDataPanel(table: TableInfo, baseUrl: string, sampled = true): string {
   const base = baseUrl.replace(/\/+$/, "");
   const sql = exampleQuery(table);
   const file = `${table.name.replace(/[^A-Za-z0-9_-]+/g, "_") || "result"}.arrow`;
@@ -40,7 +41,7 @@ export function renderFullDataPanel(table: TableInfo, baseUrl: string): string {
     : "";
   return `<section class="panel" aria-labelledby="full-data-heading">
 <h2 id="full-data-heading">Get the full data</h2>
-<p>The charts above are drawn from a sample. Query the whole table <code>${escapeHtml(table.name)}</code> with SQL; results are Apache Arrow IPC streams.</p>
+<p>The charts above are drawn from ${sampled ? "a sample" : "a snapshot taken when this page was generated"}. Query the whole table <code>${escapeHtml(table.name)}</code> with SQL; results are Apache Arrow IPC streams.</p>
 ${priceHtml}
 <h3>With the arrow402 client</h3>
 <pre><code>${escapeHtml(cli)}</code></pre>

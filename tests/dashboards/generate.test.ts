@@ -109,6 +109,7 @@ describe("scaffolded dashboard", () => {
     expect(html).toContain("The 100 most recent rows of the snapshot, by <code>ts</code>.");
     const plan = JSON.parse(/<script type="application\/json" id="dashboard-plan">(.*?)<\/script>/s.exec(html)?.[1] ?? "null");
     expect(plan.rowsPerSampleRow).toBe(4);
+    expect(html).toContain("The charts above are drawn from a sample.");
   });
 
   test("the default cap keeps a small table whole", async () => {
@@ -120,6 +121,7 @@ describe("scaffolded dashboard", () => {
     const html = read(join(setup.root, "chain", "index.html"));
     expect(html).toContain("All 10 rows, taken");
     expect(html).not.toContain("estimate");
+    expect(html).toContain("The charts above are drawn from a snapshot taken when this page was generated.");
   });
 });
 

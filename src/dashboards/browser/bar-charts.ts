@@ -56,7 +56,7 @@ export function drawValues(chart: Extract<ChartSpec, { kind: "values" }>, rows: 
     marginRight: 48,
     ariaLabel: chart.title,
     ariaDescription: detail,
-    x: bins ? logAxis(chart.x, bins) : { grid: true, label: chart.x, tickFormat: formatCompact },
+    x: bins ? logAxis(chart.x, bins, width) : { grid: true, label: chart.x, tickFormat: formatCompact },
     y: { label: null, domain: points.map((p) => p.label) },
     marks: [
       // On a log scale a bar cannot start at 0: it starts at the axis' first decade.

@@ -53,7 +53,7 @@ function drawHistogram(chart: Extract<ChartSpec, { kind: "histogram" }>, rows: R
   const positive = values.filter((v) => v > 0);
   const log = chart.log && positive.length === values.length && values.length > 0;
   const count = values.length.toLocaleString("en-US");
-  const detail = `Rows per range of ${chart.x}${log ? " (log scale: each bin spans the same ratio)" : ""}, from ${count} values${estimateNote(estimate)}`;
+  const detail = `Rows per range of ${chart.x}${log ? " on a log scale" : ""}, from ${count} values${estimateNote(estimate)}`;
   const bins = log ? logBins(values) : undefined;
   const element = Plot.plot({
     width,
@@ -61,7 +61,7 @@ function drawHistogram(chart: Extract<ChartSpec, { kind: "histogram" }>, rows: R
     marginLeft: 52,
     ariaLabel: chart.title,
     ariaDescription: detail,
-    x: log && bins ? logAxis(chart.x, bins) : { label: chart.x, tickFormat: formatCompact },
+    x: log && bins ? logAxis(chart.x, bins, width) : { label: chart.x, tickFormat: formatCompact },
     y: { grid: true, label: rowsLabel(estimate), tickFormat: formatCompact },
     marks: [
       Plot.rectY(values, Plot.binX({ y: scaledCount(estimate) }, { x: (d: number) => d, ...(bins ? { thresholds: bins.thresholds } : {}) })),
