@@ -42,6 +42,19 @@ function hex(rand: () => number, bytes: number): string {
   return s;
 }
 
+/**
+ * Maps the i-th swap's position (0..1) to its time (0..1), monotonically: busier weekdays, a
+ * daily rhythm peaking in the UTC afternoon, and activity growing over the month, so the demo's
+ * charts show the shapes real markets have. The density of swaps in time is 1 / activity'(u).
+ */
+function activity(u: number): number {
+  const days = 30;
+  const weekly = (0.25 * Math.sin(2 * Math.PI * (days / 7) * u)) / (2 * Math.PI * (days / 7));
+  const daily = (0.45 * Math.sin(2 * Math.PI * days * u)) / (2 * Math.PI * days);
+  const growth = 1.15 * u - 0.15 * u * u;
+  return Math.min(1, Math.max(0, growth + weekly + daily));
+}
+
 /** Writes the demo database at `path` (atomically: a half-written file is never left behind). */
 export function createDemoDatabase(path: string, swapRows = DEMO_SWAP_ROWS): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -69,11 +82,11 @@ export function createDemoDatabase(path: string, swapRows = DEMO_SWAP_ROWS): voi
       insertToken.run(t.symbol, t.name, hex(rand, 20), t.decimals, t.price, t.stable, t.listed);
     }
     for (let i = 0; i < swapRows; i++) {
-      const at = start + Math.floor((i / swapRows) * span + rand() * 2000);
+      const at = start + Math.floor(activity(i / swapRows) * span + rand() * 2000);
       const pool = POOLS[Math.floor(rand() ** 1.6 * POOLS.length)]!;
       const [a, b, fee] = pool;
       const [tokenIn, tokenOut] = rand() < 0.5 ? [a, b] : [b, a];
-      // Log-normal trade sizes, with a daily rhythm: busier in the UTC afternoon.
+      // Log-normal trade sizes, larger in the UTC afternoon.
       const hour = new Date(at).getUTCHours();
       const usd = Math.round(Math.exp(3 + rand() * 6 + rand() * 2) * (0.6 + 0.4 * Math.sin((hour / 24) * Math.PI)) * 100) / 100;
       const amountIn = usd / price.get(tokenIn)!;
