@@ -4,7 +4,7 @@
  *
  *   bun bench/encode.ts [rows] [runs]
  *
- * Generates (once, in the system temp dir) a table of int, int, ISO timestamp text, address text,
+ * Generates (once, in bench/out/, see dataset.ts) a table of int, int, ISO timestamp text, address text,
  * nullable real, int; then prints medians, each also as a ratio of the bare scan, of:
  *   bare            `db.query(sql).values()` on a default connection (the reference)
  *   safeScan        the same with `safeIntegers: true` (what arrow402 uses: exact 64-bit integers)
@@ -13,44 +13,11 @@
  *   streamAndEncode `stmt.iterate()` into 65,536-row batches + encode, as the query worker does
  */
 import { Database } from "bun:sqlite";
-import { existsSync, renameSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createStreamEncoder, DEFAULT_BATCH_SIZE, type EncoderColumn } from "../src/arrow/encode.ts";
+import { createStreamEncoder, DEFAULT_BATCH_SIZE } from "../src/arrow/encode.ts";
+import { ensureDataset, TABLE_SQL as sql, TRANSFER_COLUMNS as columns } from "./dataset.ts";
 
 const rowCount = Number(process.argv[2] ?? 1_000_000);
 const runs = Number(process.argv[3] ?? 5);
-const path = join(tmpdir(), `arrow402-bench-encode-${rowCount}.sqlite`);
-const sql = "SELECT id, block, ts, address, amount, nonce FROM transfers";
-const columns: EncoderColumn[] = [
-  { name: "id", kind: "int64", nullable: false },
-  { name: "block", kind: "int64", nullable: false },
-  { name: "ts", kind: "timestamp", nullable: false },
-  { name: "address", kind: "utf8", nullable: false },
-  { name: "amount", kind: "float64", nullable: true },
-  { name: "nonce", kind: "int64", nullable: false },
-];
-
-function generate(): void {
-  const db = new Database(`${path}.partial`, { create: true });
-  db.run(
-    "CREATE TABLE transfers (id INTEGER PRIMARY KEY, block INTEGER NOT NULL, ts TIMESTAMP NOT NULL, address TEXT NOT NULL, amount REAL, nonce INTEGER NOT NULL)",
-  );
-  const insert = db.prepare("INSERT INTO transfers VALUES (?, ?, ?, ?, ?, ?)");
-  let seed = 42;
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
-  db.transaction(() => {
-    for (let i = 1; i <= rowCount; i++) {
-      const ts = new Date(1_700_000_000_000 + i * 1000).toISOString().slice(0, 19).replace("T", " ");
-      let address = "0x";
-      for (let k = 0; k < 40; k++) address += "0123456789abcdef"[Math.floor(random() * 16)];
-      const amount = random() < 0.1 ? null : Math.round(random() * 1e8) / 100;
-      insert.run(i, 18_000_000 + Math.floor(i / 12), ts, address, amount, Math.floor(random() * 2 ** 40));
-    }
-  })();
-  db.close();
-  renameSync(`${path}.partial`, path);
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -94,10 +61,7 @@ function streamAndEncode(): number {
   return bytes + encoder.endMessage().byteLength;
 }
 
-if (!existsSync(path)) {
-  console.log(`generating ${rowCount} rows in ${path} …`);
-  generate();
-}
+const path = ensureDataset(rowCount);
 const bare = new Database(path, { readonly: true });
 const safe = new Database(path, { readonly: true, safeIntegers: true });
 const samples = { bare: [] as number[], safeScan: [] as number[], encode: [] as number[], scanAndEncode: [] as number[], streamAndEncode: [] as number[] };
