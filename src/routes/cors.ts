@@ -19,7 +19,8 @@ export function preflightResponse(origins: string[], requestOrigin: string | nul
     headers: {
       ...corsHeaders(origins, requestOrigin),
       "access-control-allow-methods": "GET, OPTIONS",
-      "access-control-allow-headers": "PAYMENT-SIGNATURE, Content-Type",
+      // @x402/fetch's paid retry also sends an Access-Control-Expose-Headers request header.
+      "access-control-allow-headers": "PAYMENT-SIGNATURE, Access-Control-Expose-Headers, Content-Type",
       "access-control-max-age": "600",
     },
   });

@@ -155,4 +155,21 @@ describe("CORS", () => {
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-headers")).toContain("PAYMENT-SIGNATURE");
   });
+
+  test("preflight allows every header @x402/fetch sends on its paid retry", async () => {
+    // wrapFetchWithPayment adds PAYMENT-SIGNATURE and an Access-Control-Expose-Headers request
+    // header; a browser refuses the retry unless the preflight allows both.
+    const res = await get("/api/query", {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "access-control-expose-headers,payment-signature",
+      },
+    });
+    expect(res.status).toBe(204);
+    const allowed = res.headers.get("access-control-allow-headers")!.split(",").map((h) => h.trim().toLowerCase());
+    expect(allowed).toContain("payment-signature");
+    expect(allowed).toContain("access-control-expose-headers");
+  });
 });
