@@ -8,7 +8,7 @@ import type { Catalog } from "../db/catalog.ts";
 import type { QueryExecutor } from "../db/execute.ts";
 import { BadRequestError } from "../errors.ts";
 import type { PaymentGate } from "../payment/gate.ts";
-import { validateQuery } from "../sql/dialect.ts";
+import { validateQuery, type ValidatedQuery } from "../sql/dialect.ts";
 import { ARROW_STREAM, arrowResponse } from "./arrow-response.ts";
 import { runPaid } from "./paid.ts";
 
@@ -39,7 +39,7 @@ export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: s
       mimeType: ARROW_STREAM,
     },
     paymentSignature,
-    countRows: () => deps.executor.count(query),
+    countRows: () => countWithinLimit(deps, query),
     runQuery: async () => {
       buffered = await deps.executor.collect(query);
       return { rows: buffered.rows };
@@ -49,6 +49,19 @@ export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: s
       return { response: (headers) => arrowResponse(buffered!.chunks, headers), rows: buffered.rows };
     },
   });
+}
+
+/**
+ * The row count for the per_row quote. A result over `max_rows` would be refused once paid for
+ * (DESIGN.md §2 `limits`), so it is refused now with the same 400 instead of quoted in a 402.
+ */
+async function countWithinLimit(deps: QueryDeps, query: ValidatedQuery): Promise<number> {
+  const rows = await deps.executor.count(query);
+  const max = deps.config.limits.maxRows;
+  if (rows > max) {
+    throw new BadRequestError(`The result has ${rows} rows, more than the limit of ${max}: add a WHERE condition or a LIMIT of at most ${max}`);
+  }
+  return rows;
 }
 
 function readQueryParameter(url: URL): string {

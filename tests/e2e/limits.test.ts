@@ -8,7 +8,7 @@ import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
 import { startServer, type RunningServer } from "../../src/server.ts";
-import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+import { createTypesDatabase, PAY_TO, tempDir, typesConfig } from "../support/fixtures.ts";
 
 /** A query the dialect accepts that keeps SQLite busy for seconds: nested replace() grows each row 256-fold. */
 function slowQuery(salt: number): string {
@@ -31,6 +31,11 @@ beforeAll(() => {
   const tables = [
     { name: "big", description: "Many rows" },
     { name: "cheap_items", description: "A view" },
+    {
+      name: "items",
+      description: "Paid per row (200 rows)",
+      price_tags: [{ type: "per_row", pay_to: PAY_TO, token: "usdc/base_sepolia", amount_per_item: "0.001" }],
+    },
   ];
   fast = startServer(typesConfig(dir, { tables, limits: { query_timeout_ms: 60000 } }), { workers: 2 });
   strict = startServer(
@@ -95,6 +100,21 @@ describe("max_rows", () => {
     expect(res.status).toBe(status);
     if (status === 200) expect(tableFromIPC(new Uint8Array(await res.arrayBuffer())).numRows).toBe(50);
     else expect(await res.text()).toContain("more than the limit of 50");
+  });
+});
+
+describe("max_rows on a per_row table", () => {
+  test("a result over the limit is refused with 400 at the quote, not offered for payment", async () => {
+    const res = await query(strict, "SELECT id FROM items");
+    expect(res.status).toBe(400);
+    expect(res.headers.get("payment-required")).toBeNull();
+    expect(await res.text()).toBe("The result has 200 rows, more than the limit of 50: add a WHERE condition or a LIMIT of at most 50");
+  });
+
+  test("a result within the limit is quoted", async () => {
+    const res = await query(strict, "SELECT id FROM items WHERE id <= 50");
+    expect(res.status).toBe(402);
+    expect((await res.json()).resource.description).toEndWith(" - 50 rows");
   });
 });
 
