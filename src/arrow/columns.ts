@@ -11,8 +11,20 @@
 import { convertValue, fitProblem, Misfit, type ArrowValue } from "./fit.ts";
 import type { ArrowKind } from "./types.ts";
 
+/**
+ * A row as bun:sqlite returns it: an array (`values()`), read by position, or an object
+ * (`iterate()`, `all()`), read by output column name. Objects are what the query worker gets:
+ * bun:sqlite builds them faster than arrays.
+ */
+export type Row = readonly unknown[] | Readonly<Record<string, unknown>>;
+
+/** Rows as the column loops see them: each value is read with the column's key. */
+export type Cells = readonly Readonly<Record<PropertyKey, unknown>>[];
+
 export interface ColumnContext {
   kind: ArrowKind;
+  /** Where the column's value sits in a row: its position in an array, its name in an object. */
+  key: number | string;
   nullable: boolean;
   safeIntegers: boolean;
   /** Index of the batch's first row in the whole result, for error positions. */
@@ -27,7 +39,7 @@ export interface ColumnPlan {
   write(out: Uint8Array, positions: number[]): number;
 }
 
-export type ColumnPlanner = (rows: unknown[][], column: number, context: ColumnContext) => ColumnPlan;
+export type ColumnPlanner = (rows: Cells, column: number, context: ColumnContext) => ColumnPlan;
 
 /** A value that cannot be represented in its column's Arrow type; positions are 0-based in the result. */
 export class ValueDoesNotFit extends Error {

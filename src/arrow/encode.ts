@@ -3,19 +3,20 @@
  * message per batch, the end-of-stream marker. Each message is its own buffer so a worker can
  * transfer it to the HTTP thread as soon as it is ready; concatenated they are one valid stream.
  *
- * Rows are arrays of values as `stmt.values()` returns them. They are expected from a connection
+ * Rows are arrays of values as `stmt.values()` returns them, or objects keyed by output column name
+ * as `stmt.iterate()` returns them (what the query worker uses). They are expected from a connection
  * opened with `safeIntegers: true` (INTEGER → bigint, REAL → number), which keeps integers beyond
  * 2^53 exact and tells an INTEGER from a REAL; see fit.ts for `safeIntegers: false`.
  */
 import { Field, Schema } from "apache-arrow";
-import { ValueDoesNotFit, type ColumnContext, type ColumnPlanner } from "./columns.ts";
+import { ValueDoesNotFit, type Cells, type ColumnContext, type ColumnPlanner, type Row } from "./columns.ts";
 import { fitProblem } from "./fit.ts";
 import { planBool, planDate32, planFloat64, planInt64, planTimestamp } from "./fixed-width.ts";
 import { planBinary, planUtf8 } from "./variable-width.ts";
 import { endOfStream, recordBatchMessage, schemaMessage } from "./ipc.ts";
 import { arrowTypeFor, type ArrowKind } from "./types.ts";
 
-export { ValueDoesNotFit } from "./columns.ts";
+export { ValueDoesNotFit, type Row } from "./columns.ts";
 export { fitProblem, type FitOptions } from "./fit.ts";
 
 export interface EncoderColumn {
@@ -28,13 +29,18 @@ export interface EncoderColumn {
 export interface EncoderOptions {
   /** The rows come from a connection with `safeIntegers: true` (default true). */
   safeIntegers?: boolean;
+  /** Property of each column in object rows, in column order (default: the columns' names). */
+  rowKeys?: readonly string[];
 }
 
 export interface StreamEncoder {
   /** IPC schema message (with continuation marker). */
   schemaMessage(): Uint8Array;
-  /** One record batch; throws ValueDoesNotFit. `firstRowIndex` positions errors in the result. */
-  batchMessage(rows: unknown[][], firstRowIndex: number): Uint8Array;
+  /**
+   * One record batch; throws ValueDoesNotFit. `firstRowIndex` positions errors in the result.
+   * All rows of a batch are arrays, or all are objects keyed by the columns' names.
+   */
+  batchMessage(rows: readonly Row[], firstRowIndex: number): Uint8Array;
   /** End-of-stream marker. */
   endMessage(): Uint8Array;
 }
@@ -60,17 +66,20 @@ export function arrowSchema(columns: EncoderColumn[]): Schema {
 export function createStreamEncoder(columns: EncoderColumn[], options: EncoderOptions = {}): StreamEncoder {
   const schema = arrowSchema(columns);
   const safeIntegers = options.safeIntegers ?? true;
+  const rowKeys = options.rowKeys ?? columns.map((column) => column.name);
   return {
     schemaMessage: () => schemaMessage(schema),
     batchMessage(rows, firstRowIndex) {
+      const keys = keysOf(rowKeys, rows);
+      const cells = rows as Cells;
       try {
         const plans = columns.map((column, i) => {
-          const context: ColumnContext = { kind: column.kind, nullable: column.nullable, safeIntegers, firstRowIndex };
-          return planColumn[column.kind](rows, i, context);
+          const context: ColumnContext = { kind: column.kind, key: keys[i]!, nullable: column.nullable, safeIntegers, firstRowIndex };
+          return planColumn[column.kind](cells, i, context);
         });
         return recordBatchMessage(rows.length, plans);
       } catch (error) {
-        if (error instanceof ValueDoesNotFit) throw firstMisfit(columns, rows, firstRowIndex, error, safeIntegers);
+        if (error instanceof ValueDoesNotFit) throw firstMisfit(columns, cells, keys, firstRowIndex, error, safeIntegers);
         throw error;
       }
     },
@@ -82,21 +91,34 @@ export function createStreamEncoder(columns: EncoderColumn[], options: EncoderOp
  * Text and blob columns are checked while sizing the batch, before the others are written, so the
  * misfit found first may not be the first one; name the first in column order, then row order.
  */
-function firstMisfit(columns: EncoderColumn[], rows: unknown[][], firstRowIndex: number, found: ValueDoesNotFit, safeIntegers: boolean): ValueDoesNotFit {
+function firstMisfit(
+  columns: EncoderColumn[],
+  rows: Cells,
+  keys: readonly (number | string)[],
+  firstRowIndex: number,
+  found: ValueDoesNotFit,
+  safeIntegers: boolean,
+): ValueDoesNotFit {
   for (let c = 0; c < found.columnIndex; c++) {
     const options = { nullable: columns[c]!.nullable, safeIntegers };
     for (let r = 0; r < rows.length; r++) {
-      const detail = fitProblem(columns[c]!.kind, rows[r]![c], options);
+      const detail = fitProblem(columns[c]!.kind, rows[r]![keys[c]!], options);
       if (detail !== null) return new ValueDoesNotFit(c, firstRowIndex + r, detail);
     }
   }
   return found;
 }
 
+/** Positions for array rows, property names for object rows. */
+function keysOf(rowKeys: readonly string[], rows: readonly Row[]): readonly (number | string)[] {
+  const keyed = rows.length > 0 && !Array.isArray(rows[0]);
+  return keyed ? rowKeys : rowKeys.map((_, i) => i);
+}
+
 /** The whole stream in one buffer (snapshots, tests). An empty `rows` gives schema + end only. */
 export function encodeRowsToIpc(
   columns: EncoderColumn[],
-  rows: unknown[][],
+  rows: readonly Row[],
   batchSize = DEFAULT_BATCH_SIZE,
   options: EncoderOptions = {},
 ): Uint8Array {

@@ -2,11 +2,11 @@
  * Fixed-width columns: Int64, Timestamp(ms), Float64, Date32, Bool. Their sizes follow from the
  * row count, so the plan is immediate and the values are written in place.
  */
-import { slowValue, Validity, validityLength, type ColumnContext, type ColumnPlan } from "./columns.ts";
+import { slowValue, Validity, validityLength, type Cells, type ColumnContext, type ColumnPlan } from "./columns.ts";
 import { dateDays, parseIsoDate, timestampFromDays } from "./datetime.ts";
 import { INT64_MAX, INT64_MIN } from "./fit.ts";
 
-type RowLoop = (rows: unknown[][], column: number, context: ColumnContext, data: DataRegion, validity: Validity) => void;
+type RowLoop = (rows: Cells, column: number, context: ColumnContext, data: DataRegion, validity: Validity) => void;
 
 interface DataRegion {
   out: Uint8Array;
@@ -16,7 +16,7 @@ interface DataRegion {
 }
 
 function fixedWidth(bytesFor: (rows: number) => number, loop: RowLoop) {
-  return (rows: unknown[][], column: number, context: ColumnContext): ColumnPlan => ({
+  return (rows: Cells, column: number, context: ColumnContext): ColumnPlan => ({
     lengths: [validityLength(rows.length, context.nullable), bytesFor(rows.length)],
     write(out, [validityAt, dataAt]) {
       const validity = new Validity(out.subarray(validityAt!, validityAt! + validityLength(rows.length, context.nullable)));
@@ -30,9 +30,10 @@ function fixedWidth(bytesFor: (rows: number) => number, loop: RowLoop) {
 export const planInt64 = fixedWidth(
   (n) => n * 8,
   (rows, column, context, { out, view, at }, validity) => {
+    const key = context.key;
     const words = new Int32Array(out.buffer, out.byteOffset + at, rows.length * 2);
     for (let r = 0; r < rows.length; r++) {
-      const value = rows[r]![column];
+      const value = rows[r]![key];
       if (typeof value === "bigint" && value >= INT64_MIN && value <= INT64_MAX) {
         view.setBigInt64(at + r * 8, value, true);
       } else if (typeof value === "number" && Number.isSafeInteger(value)) {
@@ -49,13 +50,14 @@ export const planInt64 = fixedWidth(
 export const planTimestamp = fixedWidth(
   (n) => n * 8,
   (rows, column, context, { out, view, at }, validity) => {
+    const key = context.key;
     const words = new Int32Array(out.buffer, out.byteOffset + at, rows.length * 2);
     // Rows are often ordered by time: consecutive timestamps share their date, and comparing the
     // 10-character prefix with the previous one is cheaper than parsing it again.
     let lastDate = "";
     let lastDays = NaN;
     for (let r = 0; r < rows.length; r++) {
-      const value = rows[r]![column];
+      const value = rows[r]![key];
       let ms = NaN;
       if (typeof value === "string") {
         const date = value.substring(0, 10);
@@ -85,9 +87,10 @@ function writeSafeInteger(words: Int32Array, row: number, value: number): void {
 export const planFloat64 = fixedWidth(
   (n) => n * 8,
   (rows, column, context, { out, at }, validity) => {
+    const key = context.key;
     const data = new Float64Array(out.buffer, out.byteOffset + at, rows.length);
     for (let r = 0; r < rows.length; r++) {
-      const value = rows[r]![column];
+      const value = rows[r]![key];
       if (typeof value === "number") data[r] = value;
       else {
         const float = slowValue(value, r, column, context, validity);
@@ -100,11 +103,12 @@ export const planFloat64 = fixedWidth(
 export const planDate32 = fixedWidth(
   (n) => n * 4,
   (rows, column, context, { out, at }, validity) => {
+    const key = context.key;
     const data = new Int32Array(out.buffer, out.byteOffset + at, rows.length);
     let lastText = "";
     let lastDays = NaN;
     for (let r = 0; r < rows.length; r++) {
-      const value = rows[r]![column];
+      const value = rows[r]![key];
       let days = NaN;
       if (typeof value === "string") {
         // Dates repeat from row to row in most tables; reuse the last parse.
@@ -123,8 +127,9 @@ export const planDate32 = fixedWidth(
 export const planBool = fixedWidth(
   (n) => (n + 7) >> 3,
   (rows, column, context, { out, at }, validity) => {
+    const key = context.key;
     for (let r = 0; r < rows.length; r++) {
-      const value = rows[r]![column];
+      const value = rows[r]![key];
       const truth =
         value === 1n ||
         value === 1 ||

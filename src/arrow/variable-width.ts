@@ -2,7 +2,7 @@
  * Variable-width columns: Utf8 and Binary (int32 offsets, then the bytes). The plan reads the
  * values once to learn the byte length; the write puts the bytes at their final position.
  */
-import { slowValue, Validity, validityLength, type ColumnContext, type ColumnPlan } from "./columns.ts";
+import { slowValue, Validity, validityLength, type Cells, type ColumnContext, type ColumnPlan } from "./columns.ts";
 
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextEncoder();
@@ -11,14 +11,15 @@ const utf8 = new TextEncoder();
  * Text is joined and encoded with one native call while it is ASCII (the common case), instead of
  * one call per value; a batch with other characters is measured and encoded value by value.
  */
-export function planUtf8(rows: unknown[][], column: number, context: ColumnContext): ColumnPlan {
+export function planUtf8(rows: Cells, column: number, context: ColumnContext): ColumnPlan {
   const n = rows.length;
+  const key = context.key;
   const validity = new Validity(new Uint8Array(validityLength(n, context.nullable)));
   const offsets = new Int32Array(n + 1);
   const texts: string[] = new Array(n);
   let chars = 0;
   for (let r = 0; r < n; r++) {
-    const value = rows[r]![column];
+    const value = rows[r]![key];
     const text = typeof value === "string" ? value : ((slowValue(value, r, column, context, validity) as string | null) ?? "");
     texts[r] = text;
     chars += text.length;
@@ -42,14 +43,15 @@ export function planUtf8(rows: unknown[][], column: number, context: ColumnConte
   };
 }
 
-export function planBinary(rows: unknown[][], column: number, context: ColumnContext): ColumnPlan {
+export function planBinary(rows: Cells, column: number, context: ColumnContext): ColumnPlan {
   const n = rows.length;
+  const key = context.key;
   const validity = new Validity(new Uint8Array(validityLength(n, context.nullable)));
   const offsets = new Int32Array(n + 1);
   const blobs: Uint8Array[] = new Array(n);
   let total = 0;
   for (let r = 0; r < n; r++) {
-    const value = rows[r]![column];
+    const value = rows[r]![key];
     const blob = value instanceof Uint8Array ? value : ((slowValue(value, r, column, context, validity) as Uint8Array | null) ?? EMPTY);
     blobs[r] = blob;
     total += blob.byteLength;

@@ -7,6 +7,7 @@
 import { BadRequestError, ServerError, ValueDoesNotFitError } from "../errors.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { countSql, rowidSql } from "../sql/dialect.ts";
+import { sameName } from "../sql/names.ts";
 import { WorkerPool, type WorkerSlot } from "./pool.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
@@ -69,13 +70,15 @@ export class QueryExecutor {
 
   /** Streams the result. Resolves when the first batch is ready; rejects on early failure. */
   async stream(query: ValidatedQuery): Promise<QueryResult> {
-    const slot = await this.pool.acquire();
-    return new RunningQuery(this.pool, slot, this.nextId++, query, this.limits).started;
+    return this.start(query, true);
   }
 
-  /** Runs the query to the end and keeps the bytes (priced per row before delivery). */
+  /**
+   * Runs the query to the end and keeps the bytes (priced per row before delivery). Nothing is
+   * sent before the end, so a result over max_rows needs no count first: the scan finds it.
+   */
   async collect(query: ValidatedQuery): Promise<BufferedResult> {
-    const { body } = await this.stream(query);
+    const { body } = await this.start(query, false);
     const chunks: Uint8Array[] = [];
     let bytes = 0;
     for await (const chunk of body) {
@@ -83,6 +86,11 @@ export class QueryExecutor {
       bytes += chunk.byteLength;
     }
     return { chunks, rows: rowsOf.get(body) ?? 0, bytes };
+  }
+
+  private async start(query: ValidatedQuery, countFirst: boolean): Promise<QueryResult> {
+    const slot = await this.pool.acquire();
+    return new RunningQuery(this.pool, slot, this.nextId++, query, this.limits, countFirst).started;
   }
 }
 
@@ -109,6 +117,7 @@ class RunningQuery {
     private readonly id: number,
     query: ValidatedQuery,
     limits: ExecuteLimits,
+    countFirst: boolean,
   ) {
     this.started = new Promise((resolve, reject) => {
       this.resolveStart = resolve;
@@ -134,6 +143,8 @@ class RunningQuery {
       id,
       sql: query.sql,
       countSql: bounded ? null : countSql(query),
+      countFirst,
+      boundSql: rowidSpanSql(query),
       rowidSql: rowidSql(query),
       table: query.table.name,
       columns: query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable })),
@@ -245,6 +256,23 @@ class TimeBudget {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+/** SQLite's three names for the rowid; a real column of that name hides it (as in sql/rowid.ts). */
+const ROWID_NAMES = ["_rowid_", "rowid", "oid"] as const;
+
+/**
+ * max(rowid) − min(rowid) + 1 of the query's table: rowids are distinct integers, and a query on
+ * one table returns at most its rows, so this bounds the result. Each side is one b-tree lookup
+ * (SQLite's min/max optimisation applies to a lone min() or max()). Null for views and WITHOUT
+ * ROWID tables.
+ */
+function rowidSpanSql(query: ValidatedQuery): string | null {
+  if (!query.table.hasRowid) return null;
+  const rowid = ROWID_NAMES.find((name) => !query.table.columns.some((c) => sameName(c.name, name)));
+  if (rowid === undefined) return null;
+  const table = `"${query.table.name.replaceAll('"', '""')}"`;
+  return `SELECT (SELECT max(${rowid}) FROM ${table}) - (SELECT min(${rowid}) FROM ${table}) + 1`;
 }
 
 function timeLimitError(ms: number): BadRequestError {

@@ -8,8 +8,18 @@ export interface RunJob {
   type: "run";
   id: number;
   sql: string;
-  /** When set, counted first (same read transaction) to refuse results over maxRows before streaming. */
+  /**
+   * The query's row count, for an exact figure when a result over maxRows is refused; null when a
+   * LIMIT within maxRows already bounds the result. Runs in the scan's read transaction.
+   */
   countSql: string | null;
+  /**
+   * Count before the scan, so an oversized result is refused before any byte is sent. False when
+   * the caller keeps the whole result before answering (paid queries): the scan finds the excess.
+   */
+  countFirst: boolean;
+  /** A cheap upper bound of the row count (the table's rowid span); within maxRows, no count is needed. */
+  boundSql: string | null;
   /** Used only after a value fails to fit, to name its rowid. */
   rowidSql: string | null;
   table: string;

@@ -4,7 +4,7 @@
  * so the time limit is enforced by the HTTP thread terminating this worker (db/execute.ts).
  */
 import type { Database, Statement } from "bun:sqlite";
-import { createStreamEncoder, ValueDoesNotFit } from "../arrow/encode.ts";
+import { createStreamEncoder, ValueDoesNotFit, type Row } from "../arrow/encode.ts";
 import { openReadOnly } from "./catalog.ts";
 import type { CountJob, FitFailure, FromWorker, RunJob, ToWorker } from "./protocol.ts";
 
@@ -77,24 +77,24 @@ async function runQuery(job: RunJob): Promise<void> {
   // One read transaction: the count and the scan see the same snapshot.
   db!.run("BEGIN");
   try {
-    if (job.countSql) {
-      const total = Number(prepare(job.countSql).values()[0]?.[0] ?? 0);
+    if (job.countSql && job.countFirst && !boundWithin(job)) {
+      const total = countRows(job.countSql);
       if (total > job.maxRows) throw tooManyRows(total, job.maxRows);
     }
     const stmt = prepare(job.sql);
-    const encoder = createStreamEncoder(job.columns);
-    // iterate() streams without materialising the whole result (and is faster than values());
-    // output names are unique (the dialect rejects duplicates), so keyed rows lose nothing.
-    const names = stmt.columnNames;
+    const encoder = createStreamEncoder(job.columns, { rowKeys: stmt.columnNames });
     await sendChunk(job.id, encoder.schemaMessage(), 0);
     let total = 0;
-    let batch: unknown[][] = [];
-    for (const record of stmt.iterate() as Iterable<Record<string, unknown>>) {
-      batch.push(names.map((name) => record[name]));
+    // iterate() streams without materialising the whole result, and its row objects cost less to
+    // build than values()' arrays. The encoder reads column i under SQLite's i-th output name;
+    // those are unique (the dialect rejects duplicates), so keyed rows lose nothing.
+    let batch: Row[] = [];
+    for (const record of stmt.iterate() as Iterable<Row>) {
+      batch.push(record);
       if (batch.length === job.batchRows) {
         await sendChunk(job.id, encodeBatch(job, encoder, batch, total), batch.length);
         total += batch.length;
-        if (total > job.maxRows) throw tooManyRows(total, job.maxRows);
+        if (total > job.maxRows) throw overLimit(job, total);
         batch = [];
       }
     }
@@ -102,7 +102,7 @@ async function runQuery(job: RunJob): Promise<void> {
       await sendChunk(job.id, encodeBatch(job, encoder, batch, total), batch.length);
       total += batch.length;
     }
-    if (total > job.maxRows) throw tooManyRows(total, job.maxRows);
+    if (total > job.maxRows) throw overLimit(job, total);
     await sendChunk(job.id, encoder.endMessage(), 0);
     send({ type: "done", id: job.id, rows: total });
   } catch (error) {
@@ -112,7 +112,7 @@ async function runQuery(job: RunJob): Promise<void> {
   }
 }
 
-function encodeBatch(job: RunJob, encoder: ReturnType<typeof createStreamEncoder>, rows: unknown[][], first: number) {
+function encodeBatch(job: RunJob, encoder: ReturnType<typeof createStreamEncoder>, rows: Row[], first: number) {
   try {
     return encoder.batchMessage(rows, first);
   } catch (error) {
@@ -132,6 +132,25 @@ function findRowid(job: RunJob, rowIndex: number): number | null {
     if (i++ === rowIndex) return Number(row[row.length - 1]);
   }
   return null;
+}
+
+function countRows(sql: string): number {
+  return Number(prepare(sql).values()[0]?.[0] ?? 0);
+}
+
+/**
+ * True when the table's rowid span proves the result within maxRows: two index lookups instead of
+ * a count's pass over the table. A NULL span (empty table) bounds nothing to count either.
+ */
+function boundWithin(job: RunJob): boolean {
+  if (!job.boundSql) return false;
+  const span = prepare(job.boundSql).values()[0]?.[0];
+  return span === null || (span !== undefined && Number(span) <= job.maxRows);
+}
+
+/** The scan passed maxRows: refuse with the exact row count, as a count first would have. */
+function overLimit(job: RunJob, seen: number): QueryError {
+  return tooManyRows(job.countSql ? countRows(job.countSql) : seen, job.maxRows);
 }
 
 function tooManyRows(rows: number, max: number): QueryError {
