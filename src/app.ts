@@ -56,6 +56,7 @@ export function createApp(deps: AppDeps) {
           mimeType: "application/json",
         },
         paymentSignature: request.headers.get(PAYMENT_SIGNATURE),
+        signal: request.signal,
         deliver: async () => ({
           response: (headers) => Response.json(tableDocument(table), { headers }),
           rows: null,
@@ -63,7 +64,7 @@ export function createApp(deps: AppDeps) {
       });
     })
     .get("/api/query", ({ request }) =>
-      handleQuery(deps, new URL(request.url), request.headers.get(PAYMENT_SIGNATURE)),
+      handleQuery(deps, new URL(request.url), request.headers.get(PAYMENT_SIGNATURE), request.signal),
     )
     .use(dashboardRoutes(config.dashboards));
 }

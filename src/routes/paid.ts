@@ -14,6 +14,8 @@ export interface Delivery {
 export interface PaidRequest extends GateRequest {
   /** Does the work once payment is verified (or reuses work already done for pricing). */
   deliver(): Promise<Delivery>;
+  /** The HTTP request's signal: aborted when the client has gone away. */
+  signal?: AbortSignal;
 }
 
 export async function runPaid(gate: PaymentGate, request: PaidRequest): Promise<Response> {
@@ -22,12 +24,22 @@ export async function runPaid(gate: PaymentGate, request: PaidRequest): Promise<
   if (outcome.kind === "free") return (await request.deliver()).response({});
   try {
     const delivery = await request.deliver();
+    // A client that left while the work ran would be charged for a response nobody receives:
+    // leave the payment unsettled (it stays usable for a retry of the same request).
+    if (request.signal?.aborted) return clientGone();
     const settled = await outcome.settle({ rows: delivery.rows });
     if (settled.kind === "payment-required") return paymentRequired(settled.body, settled.headers);
     return delivery.response({ "PAYMENT-RESPONSE": settled.paymentResponseHeader });
   } finally {
     outcome.release();
   }
+}
+
+function clientGone(): Response {
+  return new Response("The client closed the connection before the response was ready; nothing was charged.", {
+    status: 400,
+    headers: { "content-type": "text/plain; charset=utf-8" },
+  });
 }
 
 function paymentRequired(body: unknown, headers: Record<string, string>): Response {

@@ -19,7 +19,7 @@ export interface QueryDeps {
   gate: PaymentGate;
 }
 
-export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: string | null): Promise<Response> {
+export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: string | null, signal?: AbortSignal): Promise<Response> {
   const sql = readQueryParameter(url);
   const query = validateQuery(sql, deps.catalog, deps.config.limits);
   const tags = query.table.config.priceTags.filter((tag) => tag.type !== "metadata_price");
@@ -39,6 +39,7 @@ export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: s
       mimeType: ARROW_STREAM,
     },
     paymentSignature,
+    signal,
     countRows: () => countWithinLimit(deps, query),
     runQuery: async () => {
       buffered = await deps.executor.collect(query);
