@@ -1,15 +1,15 @@
 /**
  * Runs validated queries on the worker pool and turns the worker's Arrow chunks into a
- * response body. The returned promise settles once the first record batch (or the end) has
- * arrived, so errors found early (row limit, SQL error, time limit, a bad value in the first
- * batch) still become proper 4xx/5xx responses; later failures abort the stream.
+ * response body. The returned promise settles once the first 65,536 rows (or the end) have
+ * arrived, so errors found early (row limit, SQL error, time limit, a bad value in those rows)
+ * still become proper 4xx/5xx responses; later failures abort the stream.
  */
 import { BadRequestError, ServerError, ValueDoesNotFitError } from "../errors.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { countSql, rowidSql } from "../sql/dialect.ts";
 import { sameName } from "../sql/names.ts";
 import { WorkerPool, type WorkerSlot } from "./pool.ts";
-import type { FromWorker, ToWorker } from "./protocol.ts";
+import { BATCH_ROWS, FIRST_RESPONSE_ROWS, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from "./protocol.ts";
 
 export interface ExecuteLimits {
   maxRows: number;
@@ -27,9 +27,6 @@ export interface BufferedResult {
   bytes: number;
 }
 
-/** Chunks the worker may send ahead before it waits; must match worker.ts. */
-const MAX_IN_FLIGHT = 4;
-export const BATCH_ROWS = 65_536;
 
 export class QueryExecutor {
   private nextId = 1;
@@ -68,7 +65,7 @@ export class QueryExecutor {
     });
   }
 
-  /** Streams the result. Resolves when the first batch is ready; rejects on early failure. */
+  /** Streams the result. Resolves when the first rows are ready (FIRST_RESPONSE_ROWS); rejects on early failure. */
   async stream(query: ValidatedQuery): Promise<QueryResult> {
     return this.start(query, true);
   }
@@ -104,7 +101,7 @@ class RunningQuery {
   private finished = false;
   private failure: Error | null = null;
   private inFlight = 0;
-  private batchesSeen = 0;
+  private rowsSeen = 0;
   private readonly timer: TimeBudget;
   private resolveStart!: (result: QueryResult) => void;
   private rejectStart!: (error: Error) => void;
@@ -159,8 +156,8 @@ class RunningQuery {
       this.inFlight++;
       // The worker is waiting for us, not working: its time does not count.
       if (this.inFlight >= MAX_IN_FLIGHT) this.timer.pause();
-      if (msg.rows > 0) this.batchesSeen++;
-      if (this.batchesSeen > 0) this.startOk();
+      this.rowsSeen += msg.rows;
+      if (this.rowsSeen >= FIRST_RESPONSE_ROWS) this.startOk();
       this.wake?.();
     } else if (msg.type === "done") {
       this.timer.stop();

@@ -4,6 +4,26 @@
  */
 import type { EncoderColumn } from "../arrow/encode.ts";
 
+/**
+ * Rows per record batch. Small enough that a batch's row objects die young in the worker's heap
+ * (64k rows held at once survive into the old generation: slower and ~2× the peak memory), large
+ * enough that per-message costs stay negligible.
+ */
+export const BATCH_ROWS = 16_384;
+
+/**
+ * The response starts (200 and headers) once this many rows are encoded, or the result ended:
+ * an error in the first 65,536 rows (a value that does not fit, an SQLite error) is still a proper
+ * 4xx/5xx response rather than a cut stream.
+ */
+export const FIRST_RESPONSE_ROWS = 65_536;
+
+/**
+ * Chunks the worker may send ahead before it waits for the HTTP thread (back-pressure). More than
+ * the schema plus the batches of FIRST_RESPONSE_ROWS, which are all sent before anything is read.
+ */
+export const MAX_IN_FLIGHT = 2 + FIRST_RESPONSE_ROWS / BATCH_ROWS;
+
 export interface RunJob {
   type: "run";
   id: number;

@@ -6,12 +6,9 @@
 import type { Database, Statement } from "bun:sqlite";
 import { createStreamEncoder, ValueDoesNotFit, type Row } from "../arrow/encode.ts";
 import { openReadOnly } from "./catalog.ts";
-import type { CountJob, FitFailure, FromWorker, RunJob, ToWorker } from "./protocol.ts";
+import { MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type ToWorker } from "./protocol.ts";
 
 declare const self: Worker;
-
-/** Chunks in flight before the worker waits for the HTTP thread to catch up (back-pressure). */
-const MAX_IN_FLIGHT = 4;
 
 let db: Database | null = null;
 let inFlight = 0;
