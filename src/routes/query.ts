@@ -9,8 +9,13 @@ import type { QueryExecutor } from "../db/execute.ts";
 import { BadRequestError } from "../errors.ts";
 import type { PaymentGate } from "../payment/gate.ts";
 import { validateQuery, type ValidatedQuery } from "../sql/dialect.ts";
+import { requirementFor } from "../payment/pricing.ts";
 import { ARROW_STREAM, arrowResponse } from "./arrow-response.ts";
+import { checkPaidRetryFits } from "./header-budget.ts";
 import { runPaid } from "./paid.ts";
+
+/** Longer than any amount a quote can carry (uint256 stays within 78 digits; prices stay far below 10^30). */
+const LARGEST_AMOUNT = 10n ** 30n;
 
 export interface QueryDeps {
   config: Config;
@@ -27,17 +32,23 @@ export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: s
     const { body } = await deps.executor.stream(query);
     return arrowResponse(body);
   }
+  const resource = {
+    url: deps.config.server.baseUrl + url.pathname + url.search,
+    description: deps.config.payment.defaultDescription,
+    mimeType: ARROW_STREAM,
+  };
+  // A request that already carries a payment fitted; an unpaid one is quoted only if its paid retry will.
+  if (paymentSignature === null) {
+    const offers = tags.map((tag) => requirementFor(tag, LARGEST_AMOUNT, { maxTimeoutSeconds: deps.config.payment.maxTimeoutSeconds }));
+    checkPaidRetryFits(url.pathname + url.search, resource, offers);
+  }
   // Paid: the result is kept until settlement succeeds, so data never leaves unpaid.
   let buffered: Awaited<ReturnType<QueryExecutor["collect"]>> | null = null;
   return runPaid(deps.gate, {
     tags,
     tableName: query.table.name,
     query: sql,
-    resource: {
-      url: deps.config.server.baseUrl + url.pathname + url.search,
-      description: deps.config.payment.defaultDescription,
-      mimeType: ARROW_STREAM,
-    },
+    resource,
     paymentSignature,
     signal,
     countRows: () => countWithinLimit(deps, query),

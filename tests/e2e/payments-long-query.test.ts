@@ -1,0 +1,49 @@
+/**
+ * Long paid queries: a paid retry carries the URL twice (request line and, base64-encoded, the
+ * PAYMENT-SIGNATURE payload's `resource.url`), and the server refuses request heads over its
+ * header limit with 431. A query is quoted only if @x402/fetch's paid retry of it can get through;
+ * a longer one is a 400 saying what to shorten, before anything is signed.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { SANDBOX_START_TIMEOUT_MS, startPaidSandbox, type PaidSandbox, type PaidServer } from "../support/paid-server.ts";
+import { arrowResult, newPayer, queryUrl } from "../support/paying.ts";
+
+let sandbox: PaidSandbox;
+let server: PaidServer;
+
+beforeAll(async () => {
+  sandbox = await startPaidSandbox();
+  server = await sandbox.serve();
+}, SANDBOX_START_TIMEOUT_MS);
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+/** A per_row query over all 200 items whose URL grows by one byte per unit of `padding`. */
+const paddedSql = (padding: number) => `SELECT id FROM items WHERE name <> '${"x".repeat(padding)}'`;
+const status = async (padding: number) => (await fetch(queryUrl(server.url, paddedSql(padding)))).status;
+
+test("the longest query the server quotes is paid through @x402/fetch; one byte more is a 400 saying what to shorten", async () => {
+  // Black-box search for the longest quoted query (bounded: 14 halvings); 12 000 bytes still
+  // reach the server unpaid, so its refusal is our 400, not the 431 of an oversized head.
+  let quoted = 0;
+  let refused = 12_000;
+  expect(await status(quoted)).toBe(402);
+  expect(await status(refused)).toBe(400);
+  while (refused - quoted > 1) {
+    const middle = (quoted + refused) >> 1;
+    if ((await status(middle)) === 402) quoted = middle;
+    else refused = middle;
+  }
+
+  const tooLong = await fetch(queryUrl(server.url, paddedSql(refused)));
+  expect(tooLong.status).toBe(400);
+  expect(tooLong.headers.get("content-type")).toStartWith("text/plain");
+  expect(await tooLong.text()).toMatch(/too long to be paid for.*shorten the URL-encoded query by at least \d+ bytes/);
+
+  const payer = await newPayer(sandbox.devnet, 1_000_000n);
+  const paid = await payer.fetch(queryUrl(server.url, paddedSql(quoted)));
+  const { rows } = await arrowResult(paid);
+  expect(rows).toHaveLength(200);
+  expect(server.ledgerRows()).toHaveLength(1);
+});
