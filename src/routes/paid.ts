@@ -3,6 +3,7 @@
  * metadata). The order is fixed by DESIGN.md §6: verify → do the work → settle → record → deliver;
  * the payment lock is always released, and a failure before settlement is never charged.
  */
+import { BadRequestError } from "../errors.ts";
 import type { GateRequest, PaymentGate } from "../payment/gate.ts";
 
 export interface Delivery {
@@ -26,20 +27,15 @@ export async function runPaid(gate: PaymentGate, request: PaidRequest): Promise<
     const delivery = await request.deliver();
     // A client that left while the work ran would be charged for a response nobody receives:
     // leave the payment unsettled (it stays usable for a retry of the same request).
-    if (request.signal?.aborted) return clientGone();
+    if (request.signal?.aborted) {
+      throw new BadRequestError("The client closed the connection before the response was ready; nothing was charged.");
+    }
     const settled = await outcome.settle({ rows: delivery.rows });
     if (settled.kind === "payment-required") return paymentRequired(settled.body, settled.headers);
     return delivery.response({ "PAYMENT-RESPONSE": settled.paymentResponseHeader });
   } finally {
     outcome.release();
   }
-}
-
-function clientGone(): Response {
-  return new Response("The client closed the connection before the response was ready; nothing was charged.", {
-    status: 400,
-    headers: { "content-type": "text/plain; charset=utf-8" },
-  });
 }
 
 function paymentRequired(body: unknown, headers: Record<string, string>): Response {
