@@ -76,12 +76,12 @@ export class QueryExecutor {
    */
   async collect(query: ValidatedQuery): Promise<BufferedResult> {
     const { body } = await this.start(query, false);
-    const chunks: Uint8Array[] = [];
-    let bytes = 0;
-    for await (const chunk of body) {
-      chunks.push(chunk);
-      bytes += chunk.byteLength;
+    let chunks = completeBody(body);
+    if (chunks === undefined) {
+      chunks = [];
+      for await (const chunk of body) chunks.push(chunk);
     }
+    const bytes = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
     return { chunks, rows: rowsOf.get(body) ?? 0, bytes };
   }
 
@@ -94,9 +94,27 @@ export class QueryExecutor {
 /** Row counts of finished bodies, so `collect` can report them without a side channel per call. */
 const rowsOf = new WeakMap<ReadableStream<Uint8Array>, number>();
 
+/** Bodies whose whole result had arrived before the response started (see `completeBody`). */
+const completeBodies = new WeakMap<ReadableStream<Uint8Array>, Uint8Array[]>();
+
+/**
+ * All the chunks of a body whose result had ended before the response started (small results),
+ * so the response can send them as one buffer instead of a stream; undefined otherwise. Using
+ * them leaves the stream unread, which is fine: the worker has finished and been released.
+ */
+export function completeBody(body: ReadableStream<Uint8Array>): Uint8Array[] | undefined {
+  return completeBodies.get(body);
+}
+
+/** One message from the worker: its IPC chunks, and whether the worker waits for its ack. */
+interface QueuedMessage {
+  bytes: Uint8Array[];
+  acked: boolean;
+}
+
 class RunningQuery {
   readonly started: Promise<QueryResult>;
-  private readonly queue: Uint8Array[] = [];
+  private readonly queue: QueuedMessage[] = [];
   private wake: (() => void) | null = null;
   private finished = false;
   private failure: Error | null = null;
@@ -112,7 +130,7 @@ class RunningQuery {
     private readonly pool: WorkerPool,
     private readonly slot: WorkerSlot,
     private readonly id: number,
-    query: ValidatedQuery,
+    private readonly query: ValidatedQuery,
     limits: ExecuteLimits,
     countFirst: boolean,
   ) {
@@ -142,7 +160,6 @@ class RunningQuery {
       countSql: bounded ? null : countSql(query),
       countFirst,
       boundSql: rowidSpanSql(query),
-      rowidSql: rowidSql(query),
       table: query.table.name,
       columns: query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable })),
       maxRows: limits.maxRows,
@@ -152,7 +169,7 @@ class RunningQuery {
 
   private onMessage(msg: FromWorker): void {
     if (msg.type === "chunk") {
-      this.queue.push(msg.bytes);
+      this.queue.push({ bytes: msg.bytes, acked: true });
       this.inFlight++;
       // The worker is waiting for us, not working: its time does not count.
       if (this.inFlight >= MAX_IN_FLIGHT) this.timer.pause();
@@ -162,10 +179,14 @@ class RunningQuery {
     } else if (msg.type === "done") {
       this.timer.stop();
       this.finished = true;
+      this.queue.push({ bytes: msg.bytes, acked: false });
       rowsOf.set(this.body, msg.rows);
+      if (!this.startSettled) completeBodies.set(this.body, this.queue.flatMap((queued) => queued.bytes));
       this.pool.release(this.slot);
       this.startOk();
       this.wake?.();
+    } else if (msg.type === "misfit") {
+      this.slot.worker.postMessage({ type: "rowid-sql", id: this.id, sql: rowidSql(this.query) } satisfies ToWorker);
     } else if (msg.type === "error") {
       this.timer.stop();
       this.pool.release(this.slot);
@@ -193,10 +214,10 @@ class RunningQuery {
       await new Promise<void>((resolve) => (this.wake = resolve));
       this.wake = null;
     }
-    const chunk = this.queue.shift();
-    if (chunk) {
-      controller.enqueue(chunk);
-      if (!this.finished && !this.failure) {
+    const message = this.queue.shift();
+    if (message) {
+      for (const chunk of message.bytes) controller.enqueue(chunk);
+      if (message.acked && !this.finished && !this.failure) {
         this.slot.worker.postMessage({ type: "ack", id: this.id } satisfies ToWorker);
         this.inFlight--;
         this.timer.resume();

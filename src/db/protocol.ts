@@ -40,8 +40,6 @@ export interface RunJob {
   countFirst: boolean;
   /** A cheap upper bound of the row count (the table's rowid span); within maxRows, no count is needed. */
   boundSql: string | null;
-  /** Used only after a value fails to fit, to name its rowid. */
-  rowidSql: string | null;
   table: string;
   columns: EncoderColumn[];
   maxRows: number;
@@ -58,13 +56,22 @@ export type ToWorker =
   | { type: "open"; path: string }
   | RunJob
   | CountJob
-  /** Flow control: the HTTP thread has consumed one more chunk. */
-  | { type: "ack"; id: number };
+  /** Flow control: the HTTP thread has consumed one more chunk message. */
+  | { type: "ack"; id: number }
+  /** Answer to `misfit`: the query with the rowid appended (null when the table has none). */
+  | { type: "rowid-sql"; id: number; sql: string | null };
 
 export type FromWorker =
-  | { type: "chunk"; id: number; bytes: Uint8Array; rows: number }
-  | { type: "done"; id: number; rows: number }
+  /** Consecutive IPC messages (the schema travels with the first batch), `rows` in them. */
+  | { type: "chunk"; id: number; bytes: Uint8Array[]; rows: number }
+  /** The end: the last messages (last batch, end-of-stream marker) and the result's row count. */
+  | { type: "done"; id: number; rows: number; bytes: Uint8Array[] }
   | { type: "count"; id: number; rows: number }
+  /**
+   * A value does not fit: the worker waits, in the same read transaction, for the query that
+   * names its rowid. Built only now because it costs a parse, and misfits are rare.
+   */
+  | { type: "misfit"; id: number }
   | { type: "error"; id: number; status: 400 | 500; message: string; fit?: FitFailure };
 
 export interface FitFailure {

@@ -14,10 +14,12 @@ let db: Database | null = null;
 let inFlight = 0;
 let currentJob = 0;
 let wake: (() => void) | null = null;
+let rowidSqlArrived: ((sql: string | null) => void) | null = null;
 
+/** Arrow bytes are transferred, not copied (each message is its own ArrayBuffer). */
 function send(message: FromWorker): void {
-  if (message.type === "chunk") {
-    self.postMessage(message, [message.bytes.buffer as ArrayBuffer]);
+  if (message.type === "chunk" || message.type === "done") {
+    self.postMessage(message, message.bytes.map((bytes) => bytes.buffer as ArrayBuffer));
   } else {
     self.postMessage(message);
   }
@@ -32,6 +34,8 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     if (msg.id !== currentJob) return;
     inFlight--;
     wake?.();
+  } else if (msg.type === "rowid-sql") {
+    if (msg.id === currentJob) rowidSqlArrived?.(msg.sql);
   } else if (msg.type === "count") {
     runCount(msg);
   } else {
@@ -61,7 +65,7 @@ function runCount(job: CountJob): void {
   }
 }
 
-async function sendChunk(id: number, bytes: Uint8Array, rows: number): Promise<void> {
+async function sendChunk(id: number, bytes: Uint8Array[], rows: number): Promise<void> {
   inFlight++;
   send({ type: "chunk", id, bytes, rows });
   while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((r) => (wake = r));
@@ -80,7 +84,8 @@ async function runQuery(job: RunJob): Promise<void> {
     }
     const stmt = prepare(job.sql);
     const encoder = createStreamEncoder(job.columns, { rowKeys: stmt.columnNames });
-    await sendChunk(job.id, encoder.schemaMessage(), 0);
+    // The schema goes out with the first batch, and a small result as one message with its end.
+    let pending = [encoder.schemaMessage()];
     let total = 0;
     // iterate() streams without materialising the whole result, and its row objects cost less to
     // build than values()' arrays. The encoder reads column i under SQLite's i-th output name;
@@ -89,43 +94,52 @@ async function runQuery(job: RunJob): Promise<void> {
     for (const record of stmt.iterate() as Iterable<Row>) {
       batch.push(record);
       if (batch.length === job.batchRows) {
-        await sendChunk(job.id, encodeBatch(job, encoder, batch, total), batch.length);
+        pending.push(await encodeBatch(job, encoder, batch, total));
         total += batch.length;
         if (total > job.maxRows) throw overLimit(job, total);
+        await sendChunk(job.id, pending, batch.length);
+        pending = [];
         batch = [];
       }
     }
     if (batch.length > 0) {
-      await sendChunk(job.id, encodeBatch(job, encoder, batch, total), batch.length);
+      pending.push(await encodeBatch(job, encoder, batch, total));
       total += batch.length;
     }
     if (total > job.maxRows) throw overLimit(job, total);
-    await sendChunk(job.id, encoder.endMessage(), 0);
-    send({ type: "done", id: job.id, rows: total });
+    pending.push(encoder.endMessage());
+    send({ type: "done", id: job.id, rows: total, bytes: pending });
   } catch (error) {
     send(errorMessage(job.id, error));
   } finally {
+    rowidSqlArrived = null;
     db!.run("COMMIT");
   }
 }
 
-function encodeBatch(job: RunJob, encoder: ReturnType<typeof createStreamEncoder>, rows: Row[], first: number) {
+async function encodeBatch(job: RunJob, encoder: ReturnType<typeof createStreamEncoder>, rows: Row[], first: number) {
   try {
     return encoder.batchMessage(rows, first);
   } catch (error) {
     if (!(error instanceof ValueDoesNotFit)) throw error;
     const column = job.columns[error.columnIndex]?.name ?? "?";
-    throw Object.assign(new QueryError(500, error.detail), {
-      fit: { table: job.table, column, rowid: findRowid(job, error.rowIndex), detail: error.detail },
-    });
+    const rowid = await findRowid(job, error.rowIndex);
+    throw Object.assign(new QueryError(500, error.detail), { fit: { table: job.table, column, rowid, detail: error.detail } });
   }
 }
 
-/** The failing row's rowid, found by re-running the query with `_rowid_` appended (failure path only). */
-function findRowid(job: RunJob, rowIndex: number): number | null {
-  if (!job.rowidSql) return null;
+/**
+ * The failing row's rowid (failure path only): the HTTP thread sends the query with the rowid
+ * appended, which is re-run in the same read transaction up to the failing row.
+ */
+async function findRowid(job: RunJob, rowIndex: number): Promise<number | null> {
+  const sql = await new Promise<string | null>((resolve) => {
+    rowidSqlArrived = resolve;
+    send({ type: "misfit", id: job.id });
+  });
+  if (sql === null) return null;
   let i = 0;
-  for (const row of db!.prepare(job.rowidSql).values()) {
+  for (const row of db!.prepare(sql).values()) {
     if (i++ === rowIndex) return Number(row[row.length - 1]);
   }
   return null;
