@@ -10,10 +10,11 @@
  *   safeScan        the same with `safeIntegers: true` (what arrow402 uses: exact 64-bit integers)
  *   encode          the encoder alone on rows already read (65,536-row batches)
  *   scanAndEncode   safeScan + encode
- *   streamAndEncode `stmt.iterate()` into 65,536-row batches + encode, as the query worker does
+ *   streamAndEncode `stmt.iterate()` row objects in 16,384-row batches + encode, as the query worker does
  */
 import { Database } from "bun:sqlite";
-import { createStreamEncoder, DEFAULT_BATCH_SIZE } from "../src/arrow/encode.ts";
+import { createStreamEncoder, DEFAULT_BATCH_SIZE, type Row } from "../src/arrow/encode.ts";
+import { BATCH_ROWS } from "../src/db/protocol.ts";
 import { ensureDataset, TABLE_SQL as sql, TRANSFER_COLUMNS as columns } from "./dataset.ts";
 
 const rowCount = Number(process.argv[2] ?? 1_000_000);
@@ -43,14 +44,13 @@ function encodeAll(rows: unknown[][]): number {
 /** Rows streamed with iterate() and encoded batch by batch, never holding the whole result. */
 function streamAndEncode(): number {
   const statement = safe.prepare(sql);
-  const names = statement.columnNames;
-  const encoder = createStreamEncoder(columns);
+  const encoder = createStreamEncoder(columns, { rowKeys: statement.columnNames });
   let bytes = encoder.schemaMessage().byteLength;
-  let batch: unknown[][] = [];
+  let batch: Row[] = [];
   let first = 0;
-  for (const record of statement.iterate() as Iterable<Record<string, unknown>>) {
-    batch.push(names.map((name) => record[name]));
-    if (batch.length === DEFAULT_BATCH_SIZE) {
+  for (const record of statement.iterate() as Iterable<Row>) {
+    batch.push(record);
+    if (batch.length === BATCH_ROWS) {
       bytes += encoder.batchMessage(batch, first).byteLength;
       first += batch.length;
       batch = [];

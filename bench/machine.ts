@@ -1,6 +1,11 @@
 /** The machine the figures come from, for BENCHMARKS.md. */
 import { readFileSync } from "node:fs";
-import { cpus, release, totalmem } from "node:os";
+import { cpus, loadavg, release, totalmem } from "node:os";
+
+/** The 1-minute load average: other work on the machine skews every figure. */
+export function loadAverage(): string {
+  return loadavg()[0]!.toFixed(2);
+}
 
 export function describeMachine(): string[] {
   let model = cpus()[0]?.model ?? "unknown";

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { BENCH_OUT, ensureDataset } from "./dataset.ts";
-import { describeMachine } from "./machine.ts";
+import { describeMachine, loadAverage } from "./machine.ts";
 import { measurePayments } from "./payments.ts";
 import { spawnServer } from "./processes.ts";
 import { checksTable, detailsTable, markdownTable, textTable, type SectionResult } from "./report.ts";
@@ -27,6 +27,7 @@ const command = ["bun run bench", ...Bun.argv.slice(2)].join(" ");
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 
 const started = performance.now();
+const loadAtStart = loadAverage();
 const log = (line: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
 
 log(`dataset: ${rowCount} rows × 6 columns`);
@@ -79,6 +80,7 @@ median of the runs listed under "All figures"; every baseline was measured in th
 ## Machine
 
 ${describeMachine().map((line) => `- ${line}`).join("\n")}
+- Load average (1 min) at start / end: ${loadAtStart} / ${loadAverage()}
 
 ## Targets
 
