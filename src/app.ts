@@ -14,6 +14,7 @@ import { dashboardRoutes } from "./routes/dashboards.ts";
 import { discoveryDocument } from "./routes/discovery.ts";
 import { runPaid } from "./routes/paid.ts";
 import { handleQuery } from "./routes/query.ts";
+import { cachedValidator } from "./sql/cache.ts";
 import { tableDocument } from "./routes/table.ts";
 
 export interface AppDeps {
@@ -27,6 +28,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const { config, catalog } = deps;
   const discovery = () => discoveryDocument(config, catalog, deps.version);
+  const queries = { ...deps, validate: cachedValidator(catalog, config.limits) };
   return new Elysia()
     .onRequest(({ request, set }) => {
       const origin = request.headers.get("origin");
@@ -64,7 +66,7 @@ export function createApp(deps: AppDeps) {
       });
     })
     .get("/api/query", ({ request }) =>
-      handleQuery(deps, new URL(request.url), request.headers.get(PAYMENT_SIGNATURE), request.signal),
+      handleQuery(queries, new URL(request.url), request.headers.get(PAYMENT_SIGNATURE), request.signal),
     )
     .use(dashboardRoutes(config.dashboards));
 }

@@ -4,11 +4,11 @@
  * nothing is delivered before settlement and nothing is charged for a failure.
  */
 import type { Config } from "../config/types.ts";
-import type { Catalog } from "../db/catalog.ts";
 import type { QueryExecutor } from "../db/execute.ts";
 import { BadRequestError } from "../errors.ts";
 import type { PaymentGate } from "../payment/gate.ts";
-import { validateQuery, type ValidatedQuery } from "../sql/dialect.ts";
+import type { QueryValidator } from "../sql/cache.ts";
+import type { ValidatedQuery } from "../sql/dialect.ts";
 import { requirementFor } from "../payment/pricing.ts";
 import { ARROW_STREAM, arrowResponse } from "./arrow-response.ts";
 import { checkPaidRetryFits } from "./header-budget.ts";
@@ -19,14 +19,15 @@ const LARGEST_AMOUNT = 10n ** 30n;
 
 export interface QueryDeps {
   config: Config;
-  catalog: Catalog;
+  /** validateQuery over the catalog, with repeated texts served from a cache. */
+  validate: QueryValidator;
   executor: QueryExecutor;
   gate: PaymentGate;
 }
 
 export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: string | null, signal?: AbortSignal): Promise<Response> {
   const sql = readQueryParameter(url);
-  const query = validateQuery(sql, deps.catalog, deps.config.limits);
+  const query = deps.validate(sql);
   const tags = query.table.config.priceTags.filter((tag) => tag.type !== "metadata_price");
   if (tags.length === 0) {
     const { body } = await deps.executor.stream(query);
