@@ -107,6 +107,7 @@ const cases: [string, () => Promise<Response>, number, Shape, string][] = [
   ["unknown table metadata", () => get("/api/table/nope"), 404, "json-error", "Table 'nope' not found"],
   ["unknown path", () => get("/nope/deeper"), 404, "bare", ""],
   ["value that does not fit", () => get(q("SELECT * FROM broken")), 500, "text", "column 'n', rowid 2"],
+  ["value that does not fit (small read)", () => get(q("SELECT * FROM broken LIMIT 5")), 500, "text", "column 'n', rowid 2"],
   ["facilitator unreachable", async () => get(q("SELECT id FROM items"), { "payment-signature": payment(await fixedOffer()) }), 500, "text", "facilitator"],
   ["dashboards not generated", () => get("/"), 503, "text", "arrow402 dashboards"],
   ["dashboard folder before generation", () => get("/dex/"), 503, "text", "arrow402 dashboards"],

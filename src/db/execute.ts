@@ -8,6 +8,7 @@ import { BadRequestError, ServerError, ValueDoesNotFitError } from "../errors.ts
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { countSql, rowidSql } from "../sql/dialect.ts";
 import { sameName } from "../sql/names.ts";
+import { InlineReader } from "./inline.ts";
 import { WorkerPool, type WorkerSlot } from "./pool.ts";
 import { BATCH_ROWS, FIRST_RESPONSE_ROWS, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from "./protocol.ts";
 
@@ -31,6 +32,7 @@ export interface BufferedResult {
 export class QueryExecutor {
   private nextId = 1;
   private readonly pool: WorkerPool;
+  private readonly inline: InlineReader;
 
   constructor(
     dbPath: string,
@@ -38,14 +40,23 @@ export class QueryExecutor {
     workers = Math.max(2, navigator.hardwareConcurrency),
   ) {
     this.pool = new WorkerPool(dbPath, workers);
+    this.inline = new InlineReader(dbPath, limits.maxRows);
   }
 
   close(): void {
     this.pool.close();
+    this.inline.close();
+  }
+
+  /** A provably small read done on this thread (see inline.ts), or null for the worker pool. */
+  private readInline(query: ValidatedQuery) {
+    return this.inline.eligible(query) ? this.inline.read(query) : null;
   }
 
   /** Number of rows the query returns, without materialising them. */
   async count(query: ValidatedQuery): Promise<number> {
+    const small = this.readInline(query);
+    if (small) return small.rows;
     const slot = await this.pool.acquire();
     const id = this.nextId++;
     return new Promise<number>((resolve, reject) => {
@@ -67,6 +78,8 @@ export class QueryExecutor {
 
   /** Streams the result. Resolves when the first rows are ready (FIRST_RESPONSE_ROWS); rejects on early failure. */
   async stream(query: ValidatedQuery): Promise<QueryResult> {
+    const small = this.readInline(query);
+    if (small) return { body: finishedBody(small.chunks, small.rows) };
     return this.start(query, true);
   }
 
@@ -75,6 +88,8 @@ export class QueryExecutor {
    * sent before the end, so a result over max_rows needs no count first: the scan finds it.
    */
   async collect(query: ValidatedQuery): Promise<BufferedResult> {
+    const small = this.readInline(query);
+    if (small) return { chunks: small.chunks, rows: small.rows, bytes: small.chunks.reduce((sum, c) => sum + c.byteLength, 0) };
     const { body } = await this.start(query, false);
     let chunks = completeBody(body);
     if (chunks === undefined) {
@@ -104,6 +119,19 @@ const completeBodies = new WeakMap<ReadableStream<Uint8Array>, Uint8Array[]>();
  */
 export function completeBody(body: ReadableStream<Uint8Array>): Uint8Array[] | undefined {
   return completeBodies.get(body);
+}
+
+/** A body for a result that is already complete: sent as one buffer by arrowResponse. */
+function finishedBody(chunks: Uint8Array[], rows: number): ReadableStream<Uint8Array> {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  completeBodies.set(body, chunks);
+  rowsOf.set(body, rows);
+  return body;
 }
 
 /** One message from the worker: its IPC chunks, and whether the worker waits for its ack. */

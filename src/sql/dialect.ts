@@ -36,6 +36,9 @@ export interface ValidatedQuery {
   columns: OutputColumn[];
   limit: number | null;
   offset: number | null;
+  /** Whether the query has a WHERE or an ORDER BY: without either, SQLite reads only LIMIT + OFFSET rows. */
+  filtered: boolean;
+  ordered: boolean;
 }
 
 interface Clauses {
@@ -58,7 +61,15 @@ export function validateQuery(sql: string, catalog: Catalog, limits: { maxQueryB
   if (clauses.order) checkOrderBy(clauses.order, columns, scope);
   const { limit, offset } = clauses.limit ? readLimit(clauses.limit, scope) : { limit: null, offset: null };
   const [start, end] = statement.range!;
-  return { table: scope.table, sql: sql.slice(start, end), columns, limit, offset };
+  return {
+    table: scope.table,
+    sql: sql.slice(start, end),
+    columns,
+    limit,
+    offset,
+    filtered: clauses.where !== undefined,
+    ordered: clauses.order !== undefined,
+  };
 }
 
 /** The row count of the query without materialising its rows. */

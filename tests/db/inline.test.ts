@@ -1,0 +1,62 @@
+/**
+ * Inline reads (src/db/inline.ts): only provably small queries run on the HTTP thread, and they
+ * give exactly what SQLite holds; a value that does not fit sends the query back to the workers.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { tableFromIPC } from "apache-arrow";
+import { join } from "node:path";
+import { InlineReader } from "../../src/db/inline.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
+import { cachedValidator, type QueryValidator } from "../../src/sql/cache.ts";
+import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+
+let reader: InlineReader;
+let validate: QueryValidator;
+let path: string;
+
+beforeAll(() => {
+  const dir = tempDir();
+  path = join(dir, "types.sqlite");
+  createTypesDatabase(path);
+  const db = new Database(path);
+  db.run("CREATE TABLE broken (id INTEGER PRIMARY KEY, n INTEGER)");
+  db.run("INSERT INTO broken VALUES (1, 10), (2, 'ten')");
+  db.close();
+  const config = typesConfig(dir, { tables: ["kinds", "items", "cheap_items", "broken"].map((name) => ({ name, description: name })) });
+  const catalogDb = openReadOnly(path);
+  const catalog: Catalog = readCatalog(catalogDb, config.tables).catalog;
+  catalogDb.close();
+  validate = cachedValidator(catalog, { maxQueryBytes: 16384 });
+  reader = new InlineReader(path, 500);
+});
+afterAll(() => reader.close());
+
+describe("eligible: bounded reads of a table, nothing else", () => {
+  test.each([
+    ["SELECT * FROM items LIMIT 10", true],
+    ["SELECT id, name FROM items LIMIT 500", true],
+    ["SELECT id FROM items LIMIT 400 OFFSET 600", true],
+    ["SELECT id FROM items LIMIT 400 OFFSET 601", false], // reads more than 1000 rows
+    ["SELECT id FROM items LIMIT 501", false], // over max_rows: the workers refuse it
+    ["SELECT id FROM items", false], // unbounded
+    ["SELECT id FROM items WHERE price > 1 LIMIT 10", false], // a filter may scan the table
+    ["SELECT id FROM items ORDER BY price LIMIT 10", false], // a sort reads every row
+    ["SELECT id FROM cheap_items LIMIT 10", false], // a view may do anything
+  ])("%s → %p", (sql, eligible) => {
+    expect(reader.eligible(validate(sql))).toBe(eligible);
+  });
+});
+
+test("an inline read is exactly what SQLite holds", () => {
+  const result = reader.read(validate("SELECT id, big, label, day, at FROM kinds LIMIT 3 OFFSET 1"))!;
+  expect(result.rows).toBe(3);
+  const table = tableFromIPC(result.chunks);
+  const direct = new Database(path, { readonly: true, safeIntegers: true }).query("SELECT id, big, label FROM kinds LIMIT 3 OFFSET 1").values();
+  expect(table.toArray().map((r) => [r.id, r.big, r.label])).toEqual(direct);
+  expect(table.schema.fields.map((f) => String(f.type))).toEqual(["Int64", "Int64", "Utf8", "Date32<DAY>", "Timestamp<MILLISECOND, UTC>"]);
+});
+
+test("a value that does not fit is left to the workers, which name its rowid", () => {
+  expect(reader.read(validate("SELECT * FROM broken LIMIT 5"))).toBeNull();
+});
