@@ -101,6 +101,18 @@ describe("serve (the demo, no config)", () => {
     expect(body.resource.description).toEndWith(" - 10 rows");
   });
 
+  test("accepts paid queries whose signed retry carries a long URL twice (request headers up to 64 KiB)", async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => i * 7 + 1);
+    const sql = `SELECT * FROM swaps WHERE id IN (${ids.join(", ")})`;
+    const target = `${url}/api/query?query=${encodeURIComponent(sql)}`;
+    expect(target.length).toBeGreaterThan(8000);
+    const res = await fetch(target);
+    // With Bun's default 16 KiB header limit the quote would be refused (400): its paid retry could not fit.
+    expect(res.status).toBe(402);
+    const big = await fetch(`${url}/api/`, { headers: { "x-padding": "a".repeat(40_000) } });
+    expect(big.status).toBe(200);
+  });
+
   test("the demo has a few hundred thousand swaps", async () => {
     const res = await fetch(`${url}/api/query?query=${encodeURIComponent("SELECT id FROM swaps")}`);
     expect(res.status).toBe(402);
