@@ -46,6 +46,11 @@ export class ValueDoesNotFitError extends ServerError {
 /** 500: the facilitator could not be reached, timed out, failed or answered nonsense. */
 export class FacilitatorError extends ServerError {}
 
+/** 503 text/plain: every query worker stayed busy for a whole query time limit; the client retries. */
+export class ServerBusyError extends Arrow402Error {
+  readonly status = 503;
+}
+
 /** 503 text/plain: dashboards are configured but the landing page has not been generated. */
 export class DashboardsNotGeneratedError extends Arrow402Error {
   readonly status = 503;
@@ -67,6 +72,9 @@ const TEXT = { "content-type": "text/plain; charset=utf-8" };
 export function errorResponse(error: unknown): Response {
   if (error instanceof TableNotFoundError) {
     return Response.json({ error: error.message }, { status: 404 });
+  }
+  if (error instanceof ServerBusyError) {
+    return new Response(error.message, { status: 503, headers: { ...TEXT, "retry-after": "1" } });
   }
   if (error instanceof Arrow402Error) {
     return new Response(error.message, { status: error.status, headers: TEXT });

@@ -57,7 +57,7 @@ export class QueryExecutor {
   async count(query: ValidatedQuery): Promise<number> {
     const small = this.readInline(query);
     if (small) return small.rows;
-    const slot = await this.pool.acquire();
+    const slot = await this.pool.acquire(this.limits.queryTimeoutMs);
     const id = this.nextId++;
     return new Promise<number>((resolve, reject) => {
       const timer = new TimeBudget(this.limits.queryTimeoutMs, () => {
@@ -101,7 +101,7 @@ export class QueryExecutor {
   }
 
   private async start(query: ValidatedQuery, countFirst: boolean): Promise<QueryResult> {
-    const slot = await this.pool.acquire();
+    const slot = await this.pool.acquire(this.limits.queryTimeoutMs);
     return new RunningQuery(this.pool, slot, this.nextId++, query, this.limits, countFirst).started;
   }
 }

@@ -3,6 +3,7 @@
  * other requests; a worker that overruns its time limit is terminated and replaced, because
  * bun:sqlite cannot interrupt a running statement.
  */
+import { ServerBusyError } from "../errors.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
 /**
@@ -43,11 +44,25 @@ export class WorkerPool {
     return slot;
   }
 
-  acquire(): Promise<WorkerSlot> {
+  /**
+   * A free worker, or the next one to become free. A request that cannot get one within
+   * `waitMs` is turned away (503) rather than queued without bound behind slow queries.
+   */
+  acquire(waitMs: number): Promise<WorkerSlot> {
     if (this.closed) return Promise.reject(new Error("worker pool is closed"));
     const slot = this.idle.pop();
     if (slot) return Promise.resolve(slot);
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => {
+      const waiter = (slot: WorkerSlot) => {
+        clearTimeout(timer);
+        resolve(slot);
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        reject(new ServerBusyError(`All ${this.size} query workers stayed busy for ${waitMs} ms: retry shortly`));
+      }, waitMs);
+      this.waiting.push(waiter);
+    });
   }
 
   release(slot: WorkerSlot): void {

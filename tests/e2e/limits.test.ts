@@ -20,6 +20,7 @@ function slowQuery(salt: number): string {
 let fast: RunningServer;
 let strict: RunningServer;
 let timed: RunningServer;
+let single: RunningServer;
 
 beforeAll(() => {
   const dir = tempDir();
@@ -45,11 +46,13 @@ beforeAll(() => {
   );
   // The slow query takes seconds even on an idle machine; quick ones have the whole second.
   timed = startServer(typesConfig(dir, { tables, ledger: { path: "ledger3.sqlite" }, limits: { query_timeout_ms: 1000 } }), { workers: 2 });
+  single = startServer(typesConfig(dir, { tables, ledger: { path: "ledger4.sqlite" }, limits: { query_timeout_ms: 1000 } }), { workers: 1 });
 });
 afterAll(async () => {
   await fast.stop();
   await strict.stop();
   await timed.stop();
+  await single.stop();
 });
 
 const query = (server: RunningServer, sql: string) => fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`);
@@ -83,6 +86,24 @@ describe("query_timeout_ms", () => {
     const ok = await query(timed, "SELECT id FROM big WHERE id <= 3");
     expect(ok.status).toBe(200);
     expect(tableFromIPC(new Uint8Array(await ok.arrayBuffer())).numRows).toBe(3);
+  });
+});
+
+describe("busy workers", () => {
+  test("a request that waits longer than the time limit for a worker gets 503 with Retry-After; small reads still answer", async () => {
+    // One worker, 1 s limit: the first slow query holds it until 1 s, the second from then until 2 s;
+    // the third, waiting since 0.6 s, gives up at 1.6 s.
+    const statuses = [0, 300, 600].map(async (delay, i) => {
+      await Bun.sleep(delay);
+      const res = await query(single, slowQuery(10 + i));
+      return { status: res.status, retryAfter: res.headers.get("retry-after"), text: await res.text() };
+    });
+    await Bun.sleep(800);
+    const small = await query(single, "SELECT id FROM big LIMIT 5");
+    expect(small.status).toBe(200);
+    const [first, second, third] = await Promise.all(statuses);
+    expect([first!.status, second!.status]).toEqual([400, 400]);
+    expect(third).toEqual({ status: 503, retryAfter: "1", text: "All 1 query workers stayed busy for 1000 ms: retry shortly" });
   });
 });
 
