@@ -1,6 +1,6 @@
 /**
  * Runs validated queries on the worker pool and turns the worker's Arrow chunks into a
- * response body. The returned promise settles once the first 65,536 rows (or the end) have
+ * response body. The returned promise settles once the first 32,768 rows (or the end) have
  * arrived, so errors found early (row limit, SQL error, time limit, a bad value in those rows)
  * still become proper 4xx/5xx responses; later failures abort the stream.
  */

@@ -13,10 +13,10 @@ export const BATCH_ROWS = 16_384;
 
 /**
  * The response starts (200 and headers) once this many rows are encoded, or the result ended:
- * an error in the first 65,536 rows (a value that does not fit, an SQLite error) is still a proper
+ * an error in the first 32,768 rows (a value that does not fit, an SQLite error) is still a proper
  * 4xx/5xx response rather than a cut stream.
  */
-export const FIRST_RESPONSE_ROWS = 65_536;
+export const FIRST_RESPONSE_ROWS = 32_768;
 
 /**
  * Chunks the worker may send ahead before it waits for the HTTP thread (back-pressure). More than
