@@ -5,23 +5,19 @@
  * PAYMENT-RESPONSE; a query failing after verification is 400. In every case nothing is charged
  * (balances read on chain), no data leaves, and no ledger row is written.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { getAddress, type Hex } from "viem";
 import { authorizeTransfer, startFacilitatorProxy } from "../../devnet/index.ts";
-import { SANDBOX_START_TIMEOUT_MS, startPaidSandbox, type PaidSandbox, type PaidServer } from "../support/paid-server.ts";
+import { type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
 import { decodeHeader, encodePayment, newPayer, paymentRequired, queryUrl, type Payer } from "../support/paying.ts";
 
 let sandbox: PaidSandbox;
 let server: PaidServer;
 
-beforeAll(async () => {
-  sandbox = await startPaidSandbox();
-  server = await sandbox.serve();
-}, SANDBOX_START_TIMEOUT_MS);
-afterAll(async () => {
-  await sandbox?.stop();
+usePaidSandbox((started, paid) => {
+  sandbox = started;
+  server = paid;
 });
-beforeEach(() => sandbox.resetProxy());
 
 const FUNDS = 1_000_000n;
 const PER_ROW_SQL = "SELECT id, name FROM items WHERE id BETWEEN 20 AND 29";

@@ -3,14 +3,13 @@
  * quote, a payment signed by @x402/fetch, settlement on the devnet chain, the Arrow data, the
  * PAYMENT-RESPONSE receipt, the ledger row and `arrow402 payments`. Balances are read on chain.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { getAddress } from "viem";
 import {
   PRICES,
   QUERY_DESCRIPTION,
-  SANDBOX_START_TIMEOUT_MS,
   TOKEN_SYMBOL,
-  startPaidSandbox,
+  usePaidSandbox,
   type PaidSandbox,
   type PaidServer,
 } from "../support/paid-server.ts";
@@ -19,14 +18,10 @@ import { ARROW_STREAM, arrowResult, decodeHeader, newPayer, paymentRequired, que
 let sandbox: PaidSandbox;
 let server: PaidServer;
 
-beforeAll(async () => {
-  sandbox = await startPaidSandbox();
-  server = await sandbox.serve();
-}, SANDBOX_START_TIMEOUT_MS);
-afterAll(async () => {
-  await sandbox?.stop();
+usePaidSandbox((started, paid) => {
+  sandbox = started;
+  server = paid;
 });
-beforeEach(() => sandbox.resetProxy());
 
 const FUNDS = 1_000_000n;
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;

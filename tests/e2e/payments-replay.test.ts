@@ -3,21 +3,17 @@
  * payment presented again for the same resource is served again without a new charge; for another
  * resource it is 402; concurrent copies of one payment settle exactly once.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { SANDBOX_START_TIMEOUT_MS, startPaidSandbox, type PaidSandbox, type PaidServer } from "../support/paid-server.ts";
+import { describe, expect, test } from "bun:test";
+import { type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
 import { arrowResult, decodeHeader, encodePayment, newPayer, paymentRequired, queryUrl, type Payer } from "../support/paying.ts";
 
 let sandbox: PaidSandbox;
 let server: PaidServer;
 
-beforeAll(async () => {
-  sandbox = await startPaidSandbox();
-  server = await sandbox.serve();
-}, SANDBOX_START_TIMEOUT_MS);
-afterAll(async () => {
-  await sandbox?.stop();
+usePaidSandbox((started, paid) => {
+  sandbox = started;
+  server = paid;
 });
-beforeEach(() => sandbox.resetProxy());
 
 const FUNDS = 1_000_000n;
 /** How long the held settlement waits for the duplicates' answers before giving up (bounds a broken lock). */

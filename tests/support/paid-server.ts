@@ -5,6 +5,7 @@
  * seconds); each `serve()` gets its own ledger file and YAML config file, so tests never see each
  * other's payments.
  */
+import { afterAll, beforeAll, beforeEach } from "bun:test";
 import { Database } from "bun:sqlite";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -205,4 +206,20 @@ function readLedger(path: string, status: "settled" | "settling"): LedgerRow[] {
   } finally {
     db.close();
   }
+}
+
+/**
+ * The usual lifecycle of a paid e2e file: one sandbox and one server for the file, the proxy's
+ * behaviour and counters reset before each test. `ready` receives them once started.
+ */
+export function usePaidSandbox(ready: (sandbox: PaidSandbox, server: PaidServer) => void): void {
+  let sandbox: PaidSandbox | undefined;
+  beforeAll(async () => {
+    sandbox = await startPaidSandbox();
+    ready(sandbox, await sandbox.serve());
+  }, SANDBOX_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+  beforeEach(() => sandbox?.resetProxy());
 }
