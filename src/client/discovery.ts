@@ -45,7 +45,7 @@ const PriceTagDoc = Type.Object({
     max_items: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
     min_total_amount: OptionalText,
   }),
-  token: Type.Object({ chain: Str, address: Str, decimals: Type.Integer({ minimum: 0, maximum: 77 }), transfer_method: Type.Optional(Str) }),
+  token: Type.Object({ chain: Str, address: Str, decimals: Type.Integer({ minimum: 0, maximum: 77 }), transfer_method: Type.Optional(Str), symbol: Type.Optional(Str) }),
   is_default: Type.Optional(Type.Boolean()),
 });
 

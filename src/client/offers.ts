@@ -6,7 +6,7 @@
  * token units) is compared exactly, in each offer's own token.
  */
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { tokenKey, tokenView, type TokenView } from "./tokens.ts";
+import { tokenKey, tokenView, type TokenView, type TokenFacts } from "./tokens.ts";
 
 export interface Offer {
   requirement: PaymentRequirements;
@@ -45,11 +45,11 @@ export function parseBudget(text: string): Budget | null {
   return { text: text.trim(), units: BigInt((match[1] ?? "") + fraction), scale: fraction.length };
 }
 
-/** The offers of a 402, with their tokens; `decimals` tells the decimals of tokens not built in. */
-export function offersOf(required: PaymentRequired, decimals: ReadonlyMap<string, number> = new Map()): Offer[] {
+/** The offers of a 402, with their tokens; `tokens` tells the decimals (and symbols) of tokens not built in. */
+export function offersOf(required: PaymentRequired, tokens: ReadonlyMap<string, TokenFacts | number> = new Map()): Offer[] {
   return required.accepts.map((requirement, position) => ({
     requirement,
-    token: tokenView(requirement.network, requirement.asset, decimals.get(tokenKey(requirement.network, requirement.asset)) ?? null),
+    token: tokenView(requirement.network, requirement.asset, tokens.get(tokenKey(requirement.network, requirement.asset)) ?? null),
     amount: BigInt(requirement.amount),
     position,
   }));

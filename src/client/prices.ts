@@ -9,7 +9,7 @@ import { formatPrice, formatTokenAmount, tokenView, type TokenView } from "./tok
 
 /** One price tag of `GET /api/table/{name}`. */
 export function describePriceTag(tag: PriceTagDocument): string {
-  const token = tokenView(`eip155:${tag.token.chain}`, tag.token.address, tag.token.decimals);
+  const token = tokenView(`eip155:${tag.token.chain}`, tag.token.address, { decimals: tag.token.decimals, symbol: tag.token.symbol ?? null });
   const { pricing } = tag;
   const main = describeModel(pricing.model, pricing.amount_per_item ?? null, pricing.amount ?? null, token);
   const conditions = [

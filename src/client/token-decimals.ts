@@ -6,10 +6,10 @@
  */
 import { fetchDiscovery, fetchTable } from "./discovery.ts";
 import type { Offer } from "./offers.ts";
-import { tokenKey } from "./tokens.ts";
+import { tokenKey, type TokenFacts } from "./tokens.ts";
 
-export async function lookupTokenDecimals(base: string, offers: readonly Offer[]): Promise<Map<string, number>> {
-  const found = new Map<string, number>();
+export async function lookupTokenDecimals(base: string, offers: readonly Offer[]): Promise<Map<string, TokenFacts>> {
+  const found = new Map<string, TokenFacts>();
   const wanted = new Set(offers.filter((offer) => offer.token.decimals === null).map((offer) => tokenKey(offer.token.network, offer.token.address)));
   if (wanted.size === 0) return found;
   const discovery = await fetchDiscovery(base);
@@ -22,7 +22,7 @@ export async function lookupTokenDecimals(base: string, offers: readonly Offer[]
     if (fetched.kind !== "doc") continue;
     for (const tag of fetched.doc.price_tags) {
       const key = tokenKey(`eip155:${tag.token.chain}`, tag.token.address);
-      if (wanted.has(key)) found.set(key, tag.token.decimals);
+      if (wanted.has(key)) found.set(key, { decimals: tag.token.decimals, symbol: tag.token.symbol ?? null });
     }
     if ([...wanted].every((key) => found.has(key))) break;
   }

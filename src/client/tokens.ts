@@ -13,7 +13,7 @@ export interface TokenView {
   address: string;
   /** null when neither built in nor told by the server. */
   decimals: number | null;
-  /** "USDC" for a built-in token, else null. */
+  /** "USDC" for a built-in token, the server's symbol for another, else null. */
   symbol: string | null;
   /** "Base Sepolia" for a built-in network, else the network id ("eip155:31337"). */
   networkLabel: string;
@@ -27,13 +27,20 @@ export function tokenKey(network: string, address: string): string {
 const BUILTIN_BY_KEY = new Map(Object.values(BUILTIN_TOKENS).map((token) => [tokenKey(token.network, token.address), token]));
 const LABEL_BY_NETWORK = new Map<string, string>(Object.values(BUILTIN_TOKENS).map((token) => [token.network, token.networkLabel]));
 
-/** The view of a token; `decimals` from elsewhere (the server) is used only for unknown tokens. */
-export function tokenView(network: string, address: string, decimals: number | null = null): TokenView {
+/** What a server says of a token it prices in (`price_tags[].token`): decimals, and a symbol if it sends one. */
+export interface TokenFacts {
+  decimals: number;
+  symbol: string | null;
+}
+
+/** The view of a token; facts from elsewhere (the server) are used only for tokens not built in. */
+export function tokenView(network: string, address: string, facts: TokenFacts | number | null = null): TokenView {
   const builtin = BUILTIN_BY_KEY.get(tokenKey(network, address));
   if (builtin) {
     return { network, address, decimals: builtin.decimals, symbol: builtin.symbol, networkLabel: builtin.networkLabel };
   }
-  return { network, address, decimals, symbol: null, networkLabel: networkLabel(network) };
+  const known = typeof facts === "number" ? { decimals: facts, symbol: null } : facts;
+  return { network, address, decimals: known?.decimals ?? null, symbol: known?.symbol ?? null, networkLabel: networkLabel(network) };
 }
 
 /** "Base Sepolia" for the built-in networks, else the CAIP-2 id itself. */

@@ -29,6 +29,8 @@ export function priceTagView(tag: PriceTag) {
       address: tag.token.address,
       decimals: tag.token.decimals,
       transfer_method: "eip3009",
+      // Beyond the spec's fields: lets a client print "0.002 tUSDC" for a token it does not know.
+      symbol: tag.token.symbol,
     },
     is_default: tag.type === "metadata_price" ? false : tag.isDefault,
   };

@@ -125,9 +125,9 @@ describe("paying within the budget", () => {
     const { account, env } = await payer();
     const before = await balances(account.address);
     const run = await cli(["query", server.url, sqlUpTo(12), "--yes", "--max-amount", "0.5", "--format", "csv"], env);
-    // The server publishes the devnet token's decimals, not its symbol: amounts are exact, named by address.
-    const token = `of token ${devnet.token.address} on eip155:31337`;
-    expect(run.stderr).toContain(`Quote: 0.0012 ${token} for 12 rows, to ${devnet.payTo}`);
+    // The server publishes the devnet token's decimals and symbol (its network label stays the chain id).
+    const token = "tUSDC on eip155:31337";
+    expect(run.stderr).toContain(`Quote: 0.0012 ${token} for 12 rows, to ${devnet.payTo} (1200 smallest units of ${devnet.token.address} on eip155:31337)`);
     expect(run.code).toBe(EXIT.ok);
     const after = await balances(account.address);
     expect(before.payer - after.payer).toBe(12n * PER_ROW);
@@ -211,7 +211,7 @@ describe("paying nothing", () => {
     const run = await cli(["query", server.url, sqlUpTo(12), "--yes", "--max-amount", "0.0011", "--format", "csv"], env);
     expect(run.code).toBe(EXIT.notPaid);
     expect(run.stderr).toContain("over budget");
-    expect(run.stderr).toContain("the quote of 0.0012 of token");
+    expect(run.stderr).toContain("the quote of 0.0012 tUSDC on eip155:31337 is more than --max-amount");
     expect(run.stdout.byteLength).toBe(0);
     expect(await balances(account.address)).toEqual(before);
   });
@@ -301,7 +301,7 @@ describe("free data and discovery", () => {
     expect(run.code).toBe(EXIT.ok);
     const out = run.stdoutText;
     expect(out).toContain("trades — Trades, paid per row");
-    expect(out).toContain(`price: 0.0001 of token ${devnet.token.address} per row on eip155:31337 [default], paid to ${devnet.payTo}`);
+    expect(out).toContain(`price: 0.0001 tUSDC per row on eip155:31337 [default], paid to ${devnet.payTo}`);
     expect(out).toMatch(/\n {4}big +Int64 +A big integer\n/);
     expect(out).toMatch(/\n {4}at +Timestamp<MILLISECOND, UTC>\n/);
     expect(out).toContain("pairs — Free pairs");
