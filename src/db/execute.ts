@@ -5,6 +5,7 @@
  * still become proper 4xx/5xx responses; later failures abort the stream.
  */
 import { BadRequestError, ServerError, ValueDoesNotFitError } from "../errors.ts";
+import { TimeBudget, timeLimitError } from "./time-budget.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { countSql, rowidSql } from "../sql/dialect.ts";
 import { sameName } from "../sql/names.ts";
@@ -266,44 +267,6 @@ class RunningQuery {
   }
 }
 
-/** A time limit that can be paused while the worker waits on a slow reader. */
-class TimeBudget {
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private startedAt = 0;
-  private stopped = false;
-
-  constructor(
-    private remainingMs: number,
-    private readonly onExpire: () => void,
-  ) {}
-
-  start(): void {
-    if (this.stopped || this.timer) return;
-    this.startedAt = performance.now();
-    this.timer = setTimeout(() => {
-      this.stopped = true;
-      this.onExpire();
-    }, this.remainingMs);
-  }
-
-  pause(): void {
-    if (!this.timer) return;
-    clearTimeout(this.timer);
-    this.timer = null;
-    this.remainingMs -= performance.now() - this.startedAt;
-  }
-
-  resume(): void {
-    this.start();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-  }
-}
-
 /** SQLite's three names for the rowid; a real column of that name hides it (as in sql/rowid.ts). */
 const ROWID_NAMES = ["_rowid_", "rowid", "oid"] as const;
 
@@ -319,12 +282,6 @@ function rowidSpanSql(query: ValidatedQuery): string | null {
   if (rowid === undefined) return null;
   const table = `"${query.table.name.replaceAll('"', '""')}"`;
   return `SELECT (SELECT max(${rowid}) FROM ${table}) - (SELECT min(${rowid}) FROM ${table}) + 1`;
-}
-
-function timeLimitError(ms: number): BadRequestError {
-  return new BadRequestError(
-    `The query ran longer than the ${ms} ms limit and was stopped: add a WHERE condition or a smaller LIMIT`,
-  );
 }
 
 function toError(msg: Extract<FromWorker, { type: "error" }>): Error {
