@@ -6,16 +6,15 @@ import { Elysia } from "elysia";
 import type { Config } from "./config/types.ts";
 import type { Catalog } from "./db/catalog.ts";
 import type { QueryExecutor } from "./db/execute.ts";
-import { errorResponse, TableNotFoundError } from "./errors.ts";
+import { errorResponse } from "./errors.ts";
 import type { PaymentGate } from "./payment/gate.ts";
 import { PAYMENT_SIGNATURE } from "./payment/wire.ts";
 import { corsHeaders, preflightResponse } from "./routes/cors.ts";
 import { dashboardRoutes } from "./routes/dashboards.ts";
 import { discoveryDocument } from "./routes/discovery.ts";
-import { runPaid } from "./routes/paid.ts";
 import { handleQuery } from "./routes/query.ts";
 import { cachedValidator } from "./sql/cache.ts";
-import { tableDocument } from "./routes/table.ts";
+import { handleTable } from "./routes/table.ts";
 
 export interface AppDeps {
   config: Config;
@@ -41,30 +40,8 @@ export function createApp(deps: AppDeps) {
     })
     .get("/api", discovery)
     .get("/api/", discovery)
-    .get("/api/table/:name", ({ params, request }) => {
-      const table = catalog.table(params.name);
-      if (!table) throw new TableNotFoundError(params.name);
-      const tags = table.config.priceTags.filter((tag) => tag.type === "metadata_price");
-      const document = () => Response.json(tableDocument(table));
-      if (tags.length === 0) return document();
-      const url = new URL(request.url);
-      return runPaid(deps.gate, {
-        tags,
-        tableName: table.name,
-        query: null,
-        resource: {
-          url: config.server.baseUrl + url.pathname + url.search,
-          description: tags[0]?.description ?? `Metadata of table '${table.name}'`,
-          mimeType: "application/json",
-        },
-        paymentSignature: request.headers.get(PAYMENT_SIGNATURE),
-        signal: request.signal,
-        deliver: async () => ({
-          response: (headers) => Response.json(tableDocument(table), { headers }),
-          rows: null,
-        }),
-      });
-    })
+    // Elysia gives a null parameter for a path segment that is not valid percent-encoding.
+    .get("/api/table/:name", ({ params, request }) => handleTable(deps, params.name as string | null, request))
     .get("/api/query", ({ request }) =>
       handleQuery(queries, new URL(request.url), request.headers.get(PAYMENT_SIGNATURE), request.signal),
     )

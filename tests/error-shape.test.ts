@@ -105,6 +105,7 @@ const cases: [string, () => Promise<Response>, number, Shape, string][] = [
   ["payment required (metadata)", () => get("/api/table/items"), 402, "x402", "Payment required"],
   ["payment matching no offer", () => get(q("SELECT id FROM items"), { "payment-signature": payment({ scheme: "exact", network: "eip155:84532", amount: "1", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2" } }) }), 402, "x402", ""],
   ["unknown table metadata", () => get("/api/table/nope"), 404, "json-error", "Table 'nope' not found"],
+  ["table name that is not valid percent-encoding", () => get("/api/table/%ZZ"), 400, "text", "percent-encoding"],
   ["unknown path", () => get("/nope/deeper"), 404, "bare", ""],
   ["value that does not fit", () => get(q("SELECT * FROM broken")), 500, "text", "column 'n', rowid 2"],
   ["value that does not fit (small read)", () => get(q("SELECT * FROM broken LIMIT 5")), 500, "text", "column 'n', rowid 2"],

@@ -1,7 +1,49 @@
-/** `GET /api/table/{name}`: schema and price tags (spec "Table payment offers"; DESIGN.md §3). */
+/**
+ * `GET /api/table/{name}`: schema and price tags (spec "Table payment offers"; DESIGN.md §3),
+ * behind the payment gate when the table has a metadata price (DESIGN.md §6).
+ */
 import { arrowTypeFor } from "../arrow/types.ts";
-import type { TableInfo } from "../db/catalog.ts";
+import type { Config } from "../config/types.ts";
+import type { Catalog, TableInfo } from "../db/catalog.ts";
+import { BadRequestError, TableNotFoundError } from "../errors.ts";
+import type { PaymentGate } from "../payment/gate.ts";
+import { PAYMENT_SIGNATURE } from "../payment/wire.ts";
+import { runPaid } from "./paid.ts";
 import { priceTagView, requiresPayment } from "./pricing-view.ts";
+
+export interface TableDeps {
+  config: Config;
+  catalog: Catalog;
+  gate: PaymentGate;
+}
+
+/** `name` is null when the path segment is not valid percent-encoding. */
+export async function handleTable(deps: TableDeps, name: string | null, request: Request): Promise<Response> {
+  if (name === null || name === undefined) {
+    throw new BadRequestError("The table name in the path is not valid percent-encoding: encode it with encodeURIComponent");
+  }
+  const table = deps.catalog.table(name);
+  if (!table) throw new TableNotFoundError(name);
+  const tags = table.config.priceTags.filter((tag) => tag.type === "metadata_price");
+  if (tags.length === 0) return Response.json(tableDocument(table));
+  const url = new URL(request.url);
+  return runPaid(deps.gate, {
+    tags,
+    tableName: table.name,
+    query: null,
+    resource: {
+      url: deps.config.server.baseUrl + url.pathname + url.search,
+      description: tags[0]?.description ?? `Metadata of table '${table.name}'`,
+      mimeType: "application/json",
+    },
+    paymentSignature: request.headers.get(PAYMENT_SIGNATURE),
+    signal: request.signal,
+    deliver: async () => ({
+      response: (headers) => Response.json(tableDocument(table), { headers }),
+      rows: null,
+    }),
+  });
+}
 
 export function tableDocument(table: TableInfo) {
   return {
