@@ -3,20 +3,17 @@
  * step 7: a failure before settlement is never charged): the server leaves the payment unsettled,
  * and the same payment sent again is then processed and settled exactly once.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { SANDBOX_START_TIMEOUT_MS, startPaidSandbox, type PaidSandbox, type PaidServer } from "../support/paid-server.ts";
+import { expect, test } from "bun:test";
+import { type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
 import { arrowResult, encodePayment, newPayer, paymentRequired, queryUrl } from "../support/paying.ts";
 import { PAYMENT_MESSAGES } from "../../src/payment/messages.ts";
 
 let sandbox: PaidSandbox;
 let server: PaidServer;
 
-beforeAll(async () => {
-  sandbox = await startPaidSandbox();
-  server = await sandbox.serve();
-}, SANDBOX_START_TIMEOUT_MS);
-afterAll(async () => {
-  await sandbox?.stop();
+usePaidSandbox((started, paid) => {
+  sandbox = started;
+  server = paid;
 });
 
 const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 20 AND 29";

@@ -4,19 +4,16 @@
  * header limit with 431. A query is quoted only if @x402/fetch's paid retry of it can get through;
  * a longer one is a 400 saying what to shorten, before anything is signed.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { SANDBOX_START_TIMEOUT_MS, startPaidSandbox, type PaidSandbox, type PaidServer } from "../support/paid-server.ts";
+import { expect, test } from "bun:test";
+import { type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
 import { arrowResult, newPayer, queryUrl } from "../support/paying.ts";
 
 let sandbox: PaidSandbox;
 let server: PaidServer;
 
-beforeAll(async () => {
-  sandbox = await startPaidSandbox();
-  server = await sandbox.serve();
-}, SANDBOX_START_TIMEOUT_MS);
-afterAll(async () => {
-  await sandbox?.stop();
+usePaidSandbox((started, paid) => {
+  sandbox = started;
+  server = paid;
 });
 
 /** A per_row query over all 200 items whose URL grows by one byte per unit of `padding`. */
