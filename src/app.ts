@@ -9,7 +9,7 @@ import type { QueryExecutor } from "./db/execute.ts";
 import { errorResponse } from "./errors.ts";
 import type { PaymentGate } from "./payment/gate.ts";
 import { PAYMENT_SIGNATURE } from "./payment/wire.ts";
-import { corsHeaders, preflightResponse } from "./routes/cors.ts";
+import { addCorsHeaders, preflightResponse } from "./routes/cors.ts";
 import { dashboardRoutes } from "./routes/dashboards.ts";
 import { discoveryDocument } from "./routes/discovery.ts";
 import { handleQuery } from "./routes/query.ts";
@@ -26,17 +26,23 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps) {
   const { config, catalog } = deps;
-  const discovery = () => discoveryDocument(config, catalog, deps.version);
+  const discovery = () => Response.json(discoveryDocument(config, catalog, deps.version));
   const queries = { ...deps, validate: cachedValidator(catalog, config.limits) };
+  const withCors = (request: Request, response: Response) => addCorsHeaders(response.headers, config.server.corsOrigins, request.headers.get("origin"));
   return new Elysia()
-    .onRequest(({ request, set }) => {
-      const origin = request.headers.get("origin");
-      if (request.method === "OPTIONS") return preflightResponse(config.server.corsOrigins, origin);
-      Object.assign(set.headers, corsHeaders(config.server.corsOrigins, origin));
+    .onRequest(({ request }) => {
+      if (request.method === "OPTIONS") return preflightResponse(config.server.corsOrigins, request.headers.get("origin"));
     })
-    .onError(({ code, error }) => {
-      if (code === "NOT_FOUND") return new Response("Not found", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
-      return errorResponse(error);
+    // CORS headers go onto the finished response: headers left in Elysia's `set` would make it
+    // copy every response into a new one.
+    .onAfterHandle({ as: "global" }, ({ request, responseValue }) => {
+      if (responseValue instanceof Response) withCors(request, responseValue);
+    })
+    .onError(({ code, error, request }) => {
+      const response =
+        code === "NOT_FOUND" ? new Response("Not found", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } }) : errorResponse(error);
+      withCors(request, response);
+      return response;
     })
     .get("/api", discovery)
     .get("/api/", discovery)

@@ -147,6 +147,25 @@ describe("CORS", () => {
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
   });
 
+  // Every kind of response a browser may need to read: data, quotes, errors, unknown paths.
+  test.each([
+    ["discovery", "/api/", 200],
+    ["free Arrow result", `/api/query?query=${encodeURIComponent("SELECT id FROM kinds LIMIT 2")}`, 200],
+    ["402 quote", `/api/query?query=${encodeURIComponent("SELECT id FROM items")}`, 402],
+    ["rejected SQL", `/api/query?query=${encodeURIComponent("SELECT id FROM kinds JOIN items")}`, 400],
+    ["unknown table", "/api/table/nope", 404],
+    ["unknown path", "/nowhere", 404],
+  ])("an allowed origin can read the %s response", async (_, path, status) => {
+    const res = await get(path, { headers: { origin: "https://app.example" } });
+    expect(res.status).toBe(status);
+    expect(res.headers.get("access-control-allow-origin")).toBe("https://app.example");
+    expect(res.headers.get("access-control-expose-headers")).toBe("PAYMENT-REQUIRED, PAYMENT-RESPONSE");
+    expect(res.headers.get("vary")).toBe("Origin");
+    const plain = await get(path);
+    expect(plain.status).toBe(status);
+    expect(plain.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   test("preflight allows PAYMENT-SIGNATURE", async () => {
     const res = await get("/api/query", {
       method: "OPTIONS",
