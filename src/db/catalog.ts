@@ -31,10 +31,20 @@ export interface Catalog {
   table(name: string): TableInfo | undefined;
 }
 
-export function openReadOnly(path: string, options: { safeIntegers?: boolean } = {}): Database {
+export interface ReadOnlyOptions {
+  safeIntegers?: boolean;
+  /**
+   * How long a read waits for a writer holding the file's lock before failing with SQLITE_BUSY
+   * (SQLite's busy_timeout; default 0: fail at once). Query workers wait; the HTTP thread never does.
+   */
+  busyTimeoutMs?: number;
+}
+
+export function openReadOnly(path: string, options: ReadOnlyOptions = {}): Database {
   const db = new Database(path, { readonly: true, strict: true, safeIntegers: options.safeIntegers ?? false });
   // Belt and braces on top of the read-only open (a second layer, like Datasette).
   db.run("PRAGMA query_only = ON");
+  db.run(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 0))}`);
   return db;
 }
 

@@ -4,6 +4,13 @@
  * row (the select list holds only columns): its cost is bounded and tiny, smaller than the round
  * trip to a worker. Every other query runs on the worker pool, so a long query still never stalls
  * other requests.
+ *
+ * Small reads share one read transaction for at most SNAPSHOT_MS. Starting a read transaction
+ * costs SQLite eight system calls on a rollback-journal file (take the shared lock, look for a hot
+ * journal, read the change counter, look for a WAL, release): more than reading ten rows. So a
+ * change committed to the file reaches small reads at most SNAPSHOT_MS later, and a writer waits
+ * at most that long for the shared lock, as it waits for any running query. The HTTP thread never
+ * waits for a writer: when the file is locked, the read goes to a worker, which does.
  */
 import type { Database } from "bun:sqlite";
 import { createStreamEncoder, ValueDoesNotFit, type StreamEncoder } from "../arrow/encode.ts";
@@ -13,20 +20,18 @@ import { openReadOnly } from "./catalog.ts";
 /** The most rows an inline read may touch (LIMIT + OFFSET). */
 export const INLINE_MAX_ROWS = 1000;
 
+/** How long small reads share one read transaction (see above). */
+export const SNAPSHOT_MS = 2;
+
 export interface InlineResult {
   chunks: Uint8Array[];
   rows: number;
 }
 
-interface PreparedEncoder {
-  encoder: StreamEncoder;
-  schema: Uint8Array;
-  end: Uint8Array;
-}
-
 export class InlineReader {
   private readonly db: Database;
-  private readonly encoders = new WeakMap<ValidatedQuery, PreparedEncoder>();
+  private readonly encoders = new WeakMap<ValidatedQuery, StreamEncoder>();
+  private snapshotEnd: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     dbPath: string,
@@ -42,34 +47,59 @@ export class InlineReader {
   }
 
   /**
-   * The whole Arrow stream of an eligible query, or null when a stored value does not fit its
-   * type: the worker path then reports it with its rowid.
+   * The whole Arrow stream of an eligible query, or null when it must go to a worker: a stored
+   * value does not fit its type (the worker reports it with its rowid), or a writer holds the file.
    */
   read(query: ValidatedQuery): InlineResult | null {
     const stmt = this.db.query(query.sql);
     if (!stmt.readonly) return null;
-    const rows = stmt.values();
-    const { encoder, schema, end } = this.encoderFor(query);
+    this.openSnapshot();
+    let rows: unknown[][];
     try {
-      return { chunks: [schema, encoder.batchMessage(rows, 0), end], rows: rows.length };
+      rows = stmt.values();
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      this.closeSnapshot();
+      return null;
+    }
+    try {
+      return { chunks: [this.encoderFor(query).wholeStream(rows)], rows: rows.length };
     } catch (error) {
       if (error instanceof ValueDoesNotFit) return null;
       throw error;
     }
   }
 
-  /** The encoder and the constant messages of a query, kept while its validation is cached. */
-  private encoderFor(query: ValidatedQuery): PreparedEncoder {
-    let prepared = this.encoders.get(query);
-    if (!prepared) {
-      const encoder = createStreamEncoder(query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable })));
-      prepared = { encoder, schema: encoder.schemaMessage(), end: encoder.endMessage() };
-      this.encoders.set(query, prepared);
+  private openSnapshot(): void {
+    if (this.snapshotEnd !== null) return;
+    this.db.run("BEGIN");
+    this.snapshotEnd = setTimeout(() => this.closeSnapshot(), SNAPSHOT_MS);
+  }
+
+  private closeSnapshot(): void {
+    if (this.snapshotEnd === null) return;
+    clearTimeout(this.snapshotEnd);
+    this.snapshotEnd = null;
+    this.db.run("COMMIT");
+  }
+
+  /** The encoder of a query, kept while its validation is cached. */
+  private encoderFor(query: ValidatedQuery): StreamEncoder {
+    let encoder = this.encoders.get(query);
+    if (!encoder) {
+      encoder = createStreamEncoder(query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable })));
+      this.encoders.set(query, encoder);
     }
-    return prepared;
+    return encoder;
   }
 
   close(): void {
+    this.closeSnapshot();
     this.db.close();
   }
+}
+
+/** SQLITE_BUSY (and its extended codes): a writer holds a lock this read would need. */
+function isBusy(error: unknown): boolean {
+  return String((error as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY");
 }

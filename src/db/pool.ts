@@ -29,6 +29,8 @@ export class WorkerPool {
   constructor(
     private readonly dbPath: string,
     readonly size: number,
+    /** How long a worker's read waits for a writer's lock; the query time limit still applies. */
+    private readonly busyTimeoutMs: number,
   ) {
     for (let i = 0; i < size; i++) this.idle.push(this.spawn());
   }
@@ -37,7 +39,7 @@ export class WorkerPool {
     const worker = new Worker(WORKER_URL);
     const slot: WorkerSlot = { worker, onMessage: null };
     worker.onmessage = (event: MessageEvent<FromWorker>) => slot.onMessage?.(event.data);
-    worker.postMessage({ type: "open", path: this.dbPath } satisfies ToWorker);
+    worker.postMessage({ type: "open", path: this.dbPath, busyTimeoutMs: this.busyTimeoutMs } satisfies ToWorker);
     // An idle worker must not keep the process alive.
     (worker as Worker & { unref?: () => void }).unref?.();
     this.all.add(slot);

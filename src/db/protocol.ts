@@ -53,7 +53,7 @@ export interface CountJob {
 }
 
 export type ToWorker =
-  | { type: "open"; path: string }
+  | { type: "open"; path: string; busyTimeoutMs: number }
   | RunJob
   | CountJob
   /** Flow control: the HTTP thread has consumed one more chunk message. */

@@ -29,7 +29,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   const msg = event.data;
   if (msg.type === "open") {
     // safeIntegers: INTEGER values arrive as bigint, exact beyond 2^53 (DESIGN.md §5).
-    db = openReadOnly(msg.path, { safeIntegers: true });
+    db = openReadOnly(msg.path, { safeIntegers: true, busyTimeoutMs: msg.busyTimeoutMs });
   } else if (msg.type === "ack") {
     if (msg.id !== currentJob) return;
     inFlight--;
