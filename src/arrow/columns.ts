@@ -31,12 +31,39 @@ export interface ColumnContext {
   firstRowIndex: number;
 }
 
+/**
+ * The one buffer of a record-batch message and the views every column writes through, made once
+ * per batch (a column making its own views would cost more than ten rows of data). The buffer
+ * starts 8-aligned and every column buffer sits at an 8-aligned position, so whole-buffer typed
+ * arrays reach each of them: the int32 word of byte `at` is `words[at >> 2]`.
+ */
+export class BatchBuffer {
+  readonly view: DataView;
+  readonly words: Int32Array;
+  readonly floats: Float64Array;
+
+  readonly bytes: Uint8Array;
+
+  /** `byteLength`: a multiple of 8. */
+  constructor(byteLength: number) {
+    // Views over an ArrayBuffer made first: asking a typed array for its `.buffer` is slow in JSC.
+    const buffer = new ArrayBuffer(byteLength);
+    this.bytes = new Uint8Array(buffer);
+    this.view = new DataView(buffer);
+    this.words = new Int32Array(buffer, 0, byteLength >> 2);
+    this.floats = new Float64Array(buffer, 0, byteLength >> 3);
+  }
+}
+
 /** A column's buffers, sized: the lengths are known, the bytes are written on demand. */
 export interface ColumnPlan {
   /** Byte length of each buffer in IPC order; validity first (0 for a NOT NULL column). */
   lengths: number[];
-  /** Writes the buffers at these byte positions of `out` (8-aligned, zeroed); returns the null count. */
-  write(out: Uint8Array, positions: number[]): number;
+  /**
+   * Writes the column's buffers, the i-th at byte position `positions[first + i]` of `out`
+   * (8-aligned, zeroed); returns the null count.
+   */
+  write(out: BatchBuffer, positions: readonly number[], first: number): number;
 }
 
 export type ColumnPlanner = (rows: Cells, column: number, context: ColumnContext) => ColumnPlan;
@@ -58,15 +85,19 @@ export function validityLength(rowCount: number, nullable: boolean): number {
   return nullable ? (rowCount + 7) >> 3 : 0;
 }
 
-/** A validity bitmap over a region: all valid until a null is recorded. */
+/** A validity bitmap over `length` bytes of `bytes` from `at`: all valid until a null is recorded. */
 export class Validity {
   nullCount = 0;
-  constructor(readonly bits: Uint8Array) {
-    bits.fill(0xff);
+  constructor(
+    readonly bytes: Uint8Array,
+    private readonly at: number,
+    readonly length: number,
+  ) {
+    if (length > 0) bytes.fill(0xff, at, at + length);
   }
 
   setNull(row: number): void {
-    this.bits[row >> 3]! &= ~(1 << (row & 7));
+    this.bytes[this.at + (row >> 3)]! &= ~(1 << (row & 7));
     this.nullCount++;
   }
 }

@@ -43,6 +43,11 @@ export interface StreamEncoder {
   batchMessage(rows: readonly Row[], firstRowIndex: number): Uint8Array;
   /** End-of-stream marker. */
   endMessage(): Uint8Array;
+  /**
+   * A whole stream of one batch (schema, batch, end) in one buffer: a small result goes out as a
+   * single write. Throws ValueDoesNotFit like `batchMessage`.
+   */
+  wholeStream(rows: readonly Row[]): Uint8Array;
 }
 
 export const DEFAULT_BATCH_SIZE = 65_536;
@@ -67,23 +72,33 @@ export function createStreamEncoder(columns: EncoderColumn[], options: EncoderOp
   const schema = arrowSchema(columns);
   const safeIntegers = options.safeIntegers ?? true;
   const rowKeys = options.rowKeys ?? columns.map((column) => column.name);
+  const positionKeys = columns.map((_, i) => i);
+  let frame: { before: Uint8Array; after: Uint8Array } | undefined;
+
+  function encodeBatch(rows: readonly Row[], firstRowIndex: number, around?: typeof frame): Uint8Array {
+    // Positions for array rows, property names for object rows.
+    const keys = rows.length > 0 && !Array.isArray(rows[0]) ? rowKeys : positionKeys;
+    const cells = rows as Cells;
+    try {
+      const plans = columns.map((column, i) => {
+        const context: ColumnContext = { kind: column.kind, key: keys[i]!, nullable: column.nullable, safeIntegers, firstRowIndex };
+        return planColumn[column.kind](cells, i, context);
+      });
+      return recordBatchMessage(rows.length, plans, around);
+    } catch (error) {
+      if (error instanceof ValueDoesNotFit) throw firstMisfit(columns, cells, keys, firstRowIndex, error, safeIntegers);
+      throw error;
+    }
+  }
+
   return {
     schemaMessage: () => schemaMessage(schema),
-    batchMessage(rows, firstRowIndex) {
-      const keys = keysOf(rowKeys, rows);
-      const cells = rows as Cells;
-      try {
-        const plans = columns.map((column, i) => {
-          const context: ColumnContext = { kind: column.kind, key: keys[i]!, nullable: column.nullable, safeIntegers, firstRowIndex };
-          return planColumn[column.kind](cells, i, context);
-        });
-        return recordBatchMessage(rows.length, plans);
-      } catch (error) {
-        if (error instanceof ValueDoesNotFit) throw firstMisfit(columns, cells, keys, firstRowIndex, error, safeIntegers);
-        throw error;
-      }
-    },
+    batchMessage: (rows, firstRowIndex) => encodeBatch(rows, firstRowIndex),
     endMessage: endOfStream,
+    wholeStream(rows) {
+      frame ??= { before: schemaMessage(schema), after: endOfStream() };
+      return encodeBatch(rows, 0, frame);
+    },
   };
 }
 
@@ -107,12 +122,6 @@ function firstMisfit(
     }
   }
   return found;
-}
-
-/** Positions for array rows, property names for object rows. */
-function keysOf(rowKeys: readonly string[], rows: readonly Row[]): readonly (number | string)[] {
-  const keyed = rows.length > 0 && !Array.isArray(rows[0]);
-  return keyed ? rowKeys : rowKeys.map((_, i) => i);
 }
 
 /** The whole stream in one buffer (snapshots, tests). An empty `rows` gives schema + end only. */

@@ -7,7 +7,7 @@
  * to the HTTP thread without a copy.
  */
 import { Message, type Schema } from "apache-arrow";
-import type { ColumnPlan } from "./columns.ts";
+import { BatchBuffer, type ColumnPlan } from "./columns.ts";
 
 const CONTINUATION = -1;
 const METADATA_VERSION_V5 = 4;
@@ -31,31 +31,37 @@ export function schemaMessage(schema: Schema): Uint8Array {
 
 /**
  * One record batch: metadata and body in a single buffer of its own (transferable), allocated once;
- * the columns write their buffers in place.
+ * the columns write their buffers in place. `frame` puts other messages around it in the same
+ * buffer (a whole small stream: schema, batch, end), each a multiple of 8 bytes long.
  */
-export function recordBatchMessage(length: number, columns: ColumnPlan[]): Uint8Array {
-  const lengths = columns.flatMap((c) => c.lengths);
+export function recordBatchMessage(length: number, columns: ColumnPlan[], frame?: { before: Uint8Array; after: Uint8Array }): Uint8Array {
+  const lengths: number[] = [];
+  for (const column of columns) lengths.push(...column.lengths);
   const metadataLength = recordBatchMetadataLength(columns.length, lengths.length);
-  const bodyStart = 8 + metadataLength;
+  const start = frame?.before.byteLength ?? 0;
+  const bodyStart = start + 8 + metadataLength;
   let bodyLength = 0;
-  const positions = lengths.map((bytes) => {
-    const at = bodyStart + bodyLength;
-    bodyLength += pad8(bytes);
-    return at;
-  });
-  const out = new Uint8Array(bodyStart + bodyLength);
+  const positions = new Array<number>(lengths.length);
+  for (let i = 0; i < lengths.length; i++) {
+    positions[i] = bodyStart + bodyLength;
+    bodyLength += pad8(lengths[i]!);
+  }
+  const messageEnd = bodyStart + bodyLength;
+  const out = new BatchBuffer(messageEnd + (frame?.after.byteLength ?? 0));
   let buffer = 0;
-  const nullCounts = columns.map((column) => {
-    const count = column.lengths.length;
-    const nulls = column.write(out, positions.slice(buffer, buffer + count));
-    buffer += count;
-    return nulls;
-  });
-  const view = new DataView(out.buffer);
-  view.setInt32(0, CONTINUATION, true);
-  view.setInt32(4, metadataLength, true);
-  writeRecordBatchMetadata(view, 8, length, nullCounts, lengths, bodyLength);
-  return out;
+  const nullCounts = new Array<number>(columns.length);
+  for (let i = 0; i < columns.length; i++) {
+    nullCounts[i] = columns[i]!.write(out, positions, buffer);
+    buffer += columns[i]!.lengths.length;
+  }
+  out.view.setInt32(start, CONTINUATION, true);
+  out.view.setInt32(start + 4, metadataLength, true);
+  writeRecordBatchMetadata(out.view, start + 8, length, nullCounts, lengths, bodyLength);
+  if (frame) {
+    out.bytes.set(frame.before, 0);
+    out.bytes.set(frame.after, messageEnd);
+  }
+  return out.bytes;
 }
 
 function pad8(n: number): number {

@@ -2,7 +2,7 @@
  * Variable-width columns: Utf8 and Binary (int32 offsets, then the bytes). The plan reads the
  * values once to learn the byte length; the write puts the bytes at their final position.
  */
-import { slowValue, Validity, validityLength, type Cells, type ColumnContext, type ColumnPlan } from "./columns.ts";
+import { slowValue, Validity, validityLength, type BatchBuffer, type Cells, type ColumnContext, type ColumnPlan } from "./columns.ts";
 
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextEncoder();
@@ -14,7 +14,7 @@ const utf8 = new TextEncoder();
 export function planUtf8(rows: Cells, column: number, context: ColumnContext): ColumnPlan {
   const n = rows.length;
   const key = context.key;
-  const validity = new Validity(new Uint8Array(validityLength(n, context.nullable)));
+  const validity = standaloneValidity(n, context.nullable);
   const offsets = new Int32Array(n + 1);
   const texts: string[] = new Array(n);
   let chars = 0;
@@ -32,12 +32,13 @@ export function planUtf8(rows: Cells, column: number, context: ColumnContext): C
     for (let r = 0; r < n; r++) offsets[r + 1] = offsets[r]! + Buffer.byteLength(texts[r]!, "utf8");
   }
   return {
-    lengths: [validity.bits.byteLength, (n + 1) * 4, offsets[n]!],
-    write(out, [validityAt, offsetsAt, dataAt]) {
-      out.set(validity.bits, validityAt!);
-      out.set(new Uint8Array(offsets.buffer), offsetsAt!);
-      if (ascii) utf8.encodeInto(joined, out.subarray(dataAt!, dataAt! + chars));
-      else for (let r = 0; r < n; r++) utf8.encodeInto(texts[r]!, out.subarray(dataAt! + offsets[r]!, dataAt! + offsets[r + 1]!));
+    lengths: [validity.length, (n + 1) * 4, offsets[n]!],
+    write(out, positions, first) {
+      const dataAt = positions[first + 2]!;
+      const bytes = out.bytes;
+      writeValidityAndOffsets(out, positions, first, validity, offsets);
+      if (ascii) utf8.encodeInto(joined, bytes.subarray(dataAt, dataAt + chars));
+      else for (let r = 0; r < n; r++) utf8.encodeInto(texts[r]!, bytes.subarray(dataAt + offsets[r]!, dataAt + offsets[r + 1]!));
       return validity.nullCount;
     },
   };
@@ -46,7 +47,7 @@ export function planUtf8(rows: Cells, column: number, context: ColumnContext): C
 export function planBinary(rows: Cells, column: number, context: ColumnContext): ColumnPlan {
   const n = rows.length;
   const key = context.key;
-  const validity = new Validity(new Uint8Array(validityLength(n, context.nullable)));
+  const validity = standaloneValidity(n, context.nullable);
   const offsets = new Int32Array(n + 1);
   const blobs: Uint8Array[] = new Array(n);
   let total = 0;
@@ -58,12 +59,25 @@ export function planBinary(rows: Cells, column: number, context: ColumnContext):
     offsets[r + 1] = total;
   }
   return {
-    lengths: [validity.bits.byteLength, (n + 1) * 4, total],
-    write(out, [validityAt, offsetsAt, dataAt]) {
-      out.set(validity.bits, validityAt!);
-      out.set(new Uint8Array(offsets.buffer), offsetsAt!);
-      for (let r = 0; r < n; r++) out.set(blobs[r]!, dataAt! + offsets[r]!);
+    lengths: [validity.length, (n + 1) * 4, total],
+    write(out, positions, first) {
+      const dataAt = positions[first + 2]!;
+      const bytes = out.bytes;
+      writeValidityAndOffsets(out, positions, first, validity, offsets);
+      for (let r = 0; r < n; r++) bytes.set(blobs[r]!, dataAt + offsets[r]!);
       return validity.nullCount;
     },
   };
+}
+
+/** Nulls are found while sizing, before the batch buffer exists: the bitmap is built apart, then copied. */
+function standaloneValidity(rows: number, nullable: boolean): Validity {
+  const length = validityLength(rows, nullable);
+  return new Validity(new Uint8Array(length), 0, length);
+}
+
+function writeValidityAndOffsets(out: BatchBuffer, positions: readonly number[], first: number, validity: Validity, offsets: Int32Array): void {
+  if (validity.length > 0) out.bytes.set(validity.bytes, positions[first]!);
+  // Int32 to Int32: `offsets.buffer` would make the engine give the small array a buffer object first.
+  out.words.set(offsets, positions[first + 1]! >> 2);
 }

@@ -18,10 +18,12 @@ export interface ExecuteLimits {
   queryTimeoutMs: number;
 }
 
-export interface QueryResult {
-  /** Arrow IPC stream, chunk by chunk. */
-  body: ReadableStream<Uint8Array>;
-}
+/**
+ * A result whose end had arrived before the response started (small results) is `complete`: sent
+ * as one buffer with its Content-Length, cheaper than a stream for the server and the client.
+ * Otherwise it is the Arrow IPC stream, chunk by chunk.
+ */
+export type QueryResult = { complete: Uint8Array[]; rows: number } | { body: ReadableStream<Uint8Array> };
 
 export interface BufferedResult {
   chunks: Uint8Array[];
@@ -40,7 +42,7 @@ export class QueryExecutor {
     private readonly limits: ExecuteLimits,
     workers = Math.max(2, navigator.hardwareConcurrency),
   ) {
-    this.pool = new WorkerPool(dbPath, workers);
+    this.pool = new WorkerPool(dbPath, workers, limits.queryTimeoutMs);
     this.inline = new InlineReader(dbPath, limits.maxRows);
   }
 
@@ -80,7 +82,7 @@ export class QueryExecutor {
   /** Streams the result. Resolves when the first rows are ready (FIRST_RESPONSE_ROWS); rejects on early failure. */
   async stream(query: ValidatedQuery): Promise<QueryResult> {
     const small = this.readInline(query);
-    if (small) return { body: finishedBody(small.chunks, small.rows) };
+    if (small) return { complete: small.chunks, rows: small.rows };
     return this.start(query, true);
   }
 
@@ -91,14 +93,18 @@ export class QueryExecutor {
   async collect(query: ValidatedQuery): Promise<BufferedResult> {
     const small = this.readInline(query);
     if (small) return { chunks: small.chunks, rows: small.rows, bytes: small.chunks.reduce((sum, c) => sum + c.byteLength, 0) };
-    const { body } = await this.start(query, false);
-    let chunks = completeBody(body);
-    if (chunks === undefined) {
+    const result = await this.start(query, false);
+    let chunks: Uint8Array[];
+    let rows: number;
+    if ("complete" in result) {
+      ({ complete: chunks, rows } = result);
+    } else {
       chunks = [];
-      for await (const chunk of body) chunks.push(chunk);
+      for await (const chunk of result.body) chunks.push(chunk);
+      rows = rowsOf.get(result.body) ?? 0;
     }
     const bytes = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-    return { chunks, rows: rowsOf.get(body) ?? 0, bytes };
+    return { chunks, rows, bytes };
   }
 
   private async start(query: ValidatedQuery, countFirst: boolean): Promise<QueryResult> {
@@ -107,33 +113,8 @@ export class QueryExecutor {
   }
 }
 
-/** Row counts of finished bodies, so `collect` can report them without a side channel per call. */
+/** Row counts of streamed bodies once they end, so `collect` can report them. */
 const rowsOf = new WeakMap<ReadableStream<Uint8Array>, number>();
-
-/** Bodies whose whole result had arrived before the response started (see `completeBody`). */
-const completeBodies = new WeakMap<ReadableStream<Uint8Array>, Uint8Array[]>();
-
-/**
- * All the chunks of a body whose result had ended before the response started (small results),
- * so the response can send them as one buffer instead of a stream; undefined otherwise. Using
- * them leaves the stream unread, which is fine: the worker has finished and been released.
- */
-export function completeBody(body: ReadableStream<Uint8Array>): Uint8Array[] | undefined {
-  return completeBodies.get(body);
-}
-
-/** A body for a result that is already complete: sent as one buffer by arrowResponse. */
-function finishedBody(chunks: Uint8Array[], rows: number): ReadableStream<Uint8Array> {
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-  completeBodies.set(body, chunks);
-  rowsOf.set(body, rows);
-  return body;
-}
 
 /** One message from the worker: its IPC chunks, and whether the worker waits for its ack. */
 interface QueuedMessage {
@@ -210,9 +191,9 @@ class RunningQuery {
       this.finished = true;
       this.queue.push({ bytes: msg.bytes, acked: false });
       rowsOf.set(this.body, msg.rows);
-      if (!this.startSettled) completeBodies.set(this.body, this.queue.flatMap((queued) => queued.bytes));
       this.pool.release(this.slot);
-      this.startOk();
+      // Ended before the response started: the whole result goes out as one buffer, the stream unread.
+      if (!this.startSettled) this.settleStart({ complete: this.queue.flatMap((queued) => queued.bytes), rows: msg.rows });
       this.wake?.();
     } else if (msg.type === "misfit") {
       this.slot.worker.postMessage({ type: "rowid-sql", id: this.id, sql: rowidSql(this.query) } satisfies ToWorker);
@@ -224,9 +205,13 @@ class RunningQuery {
   }
 
   private startOk(): void {
+    this.settleStart({ body: this.body });
+  }
+
+  private settleStart(result: QueryResult): void {
     if (this.startSettled) return;
     this.startSettled = true;
-    this.resolveStart({ body: this.body });
+    this.resolveStart(result);
   }
 
   private fail(error: Error): void {

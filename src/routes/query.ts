@@ -30,8 +30,7 @@ export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: s
   const query = deps.validate(sql);
   const tags = query.table.config.priceTags.filter((tag) => tag.type !== "metadata_price");
   if (tags.length === 0) {
-    const { body } = await deps.executor.stream(query);
-    return arrowResponse(body);
+    return arrowResponse(await deps.executor.stream(query));
   }
   const resource = {
     url: deps.config.server.baseUrl + url.pathname + url.search,
@@ -59,7 +58,7 @@ export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: s
     },
     deliver: async () => {
       buffered ??= await deps.executor.collect(query);
-      return { response: (headers) => arrowResponse(buffered!.chunks, headers), rows: buffered.rows };
+      return { response: (headers) => arrowResponse({ complete: buffered!.chunks, rows: buffered!.rows }, headers), rows: buffered.rows };
     },
   });
 }

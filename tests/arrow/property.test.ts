@@ -5,7 +5,7 @@
  * Expected values come from the generator, not from the encoder's own conversions.
  */
 import { describe, expect, test } from "bun:test";
-import { encodeRowsToIpc, fitProblem, ValueDoesNotFit } from "../../src/arrow/encode.ts";
+import { createStreamEncoder, encodeRowsToIpc, fitProblem, ValueDoesNotFit } from "../../src/arrow/encode.ts";
 import { arrowKindFor, type ArrowKind } from "../../src/arrow/types.ts";
 import { decode, decodedColumn, encoderColumns, seededRandom, storeAndRead, type TestColumn } from "./support.ts";
 
@@ -177,6 +177,14 @@ describe("random tables", () => {
       if (c.stored.length > 0) expect(table.batches.length).toBe(Math.ceil(c.stored.length / c.batchSize));
       columns.forEach((_, col) => {
         expect({ ...label, col, values: decodedColumn(table, col).map(plain) }).toEqual({ ...label, col, values: c.expected[col]! });
+      });
+      // The one-buffer form of a small result is the same stream as its messages end to end.
+      const whole = createStreamEncoder(columns).wholeStream(rows);
+      if (rows.length > 0) expect(whole).toEqual(encodeRowsToIpc(columns, rows, rows.length));
+      const wholeTable = decode(whole);
+      expect(wholeTable.numRows).toBe(rows.length);
+      columns.forEach((_, col) => {
+        expect({ ...label, col, values: decodedColumn(wholeTable, col).map(plain) }).toEqual({ ...label, col, values: c.expected[col]! });
       });
       // Everything the encoder accepted, `validate` accepts too.
       rows.forEach((row) => row.forEach((value, col) => expect(fitProblem(columns[col]!.kind, value)).toBeNull()));

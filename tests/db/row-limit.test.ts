@@ -58,7 +58,8 @@ const refusal = (rows: number) =>
   `The result has ${rows} rows, more than the limit of ${MAX_ROWS}: add a WHERE condition or a LIMIT of at most ${MAX_ROWS}`;
 
 async function streamedRows(sql: string): Promise<number> {
-  const { body } = await executor.stream(validated(sql));
+  const result = await executor.stream(validated(sql));
+  const body = "complete" in result ? new Blob(result.complete as BlobPart[]) : result.body;
   return tableFromIPC(new Uint8Array(await new Response(body).arrayBuffer())).numRows;
 }
 
