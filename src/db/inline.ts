@@ -16,6 +16,7 @@ import type { Database } from "bun:sqlite";
 import { createStreamEncoder, ValueDoesNotFit, type StreamEncoder } from "../arrow/encode.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { openReadOnly } from "./catalog.ts";
+import { encoderColumns } from "./protocol.ts";
 
 /** The most rows an inline read may touch (LIMIT + OFFSET). */
 export const INLINE_MAX_ROWS = 1000;
@@ -87,7 +88,7 @@ export class InlineReader {
   private encoderFor(query: ValidatedQuery): StreamEncoder {
     let encoder = this.encoders.get(query);
     if (!encoder) {
-      encoder = createStreamEncoder(query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable })));
+      encoder = createStreamEncoder(encoderColumns(query));
       this.encoders.set(query, encoder);
     }
     return encoder;

@@ -3,6 +3,12 @@
  * Arrow bytes travel as transferred ArrayBuffers: moved, not copied.
  */
 import type { EncoderColumn } from "../arrow/encode.ts";
+import type { ValidatedQuery } from "../sql/dialect.ts";
+
+/** The Arrow columns of a query's result, as the encoder takes them. */
+export function encoderColumns(query: ValidatedQuery): EncoderColumn[] {
+  return query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable }));
+}
 
 /**
  * Rows per record batch. Small enough that a batch's row objects die young in the worker's heap
@@ -52,10 +58,32 @@ export interface CountJob {
   sql: string;
 }
 
+/**
+ * One worker's part of a scan split by rowid ranges (db/striped.ts): it opens a read transaction,
+ * reads the table's rowid bounds, then answers `range` messages until `stripe-end`.
+ */
+export interface StripeJob {
+  type: "stripe";
+  id: number;
+  /** The query restricted to `rowid >= ?1 AND rowid < ?2`. */
+  rangeSql: string;
+  /** `SELECT min(rowid), max(rowid)` of the table: read first, it takes the shared lock. */
+  boundsSql: string;
+  /** Whether to wait for a writer's lock (the first worker) or give up at once (a joining one). */
+  wait: boolean;
+  table: string;
+  columns: EncoderColumn[];
+}
+
 export type ToWorker =
   | { type: "open"; path: string; busyTimeoutMs: number }
   | RunJob
   | CountJob
+  | StripeJob
+  /** Rows with lo ≤ rowid < hi, as one record batch (or none when the range holds no rows). */
+  | { type: "range"; id: number; seq: number; lo: bigint; hi: bigint }
+  /** The scan is over (or abandoned): end the read transaction. */
+  | { type: "stripe-end"; id: number }
   /** Flow control: the HTTP thread has consumed one more chunk message. */
   | { type: "ack"; id: number }
   /** Answer to `misfit`: the query with the rowid appended (null when the table has none). */
@@ -67,11 +95,17 @@ export type FromWorker =
   /** The end: the last messages (last batch, end-of-stream marker) and the result's row count. */
   | { type: "done"; id: number; rows: number; bytes: Uint8Array[] }
   | { type: "count"; id: number; rows: number }
+  /** The stripe's read transaction is open; the table's rowid bounds (null when it is empty). */
+  | { type: "stripe-ready"; id: number; min: bigint | null; max: bigint | null }
+  /** A joining worker met a writer's lock and did not wait: the scan goes on without it. */
+  | { type: "stripe-busy"; id: number }
+  /** The record batch of range `seq` (no bytes when it held no rows). */
+  | { type: "range-done"; id: number; seq: number; bytes: Uint8Array[]; rows: number }
   /**
    * A value does not fit: the worker waits, in the same read transaction, for the query that
    * names its rowid. Built only now because it costs a parse, and misfits are rare.
    */
-  | { type: "misfit"; id: number }
+  | { type: "misfit"; id: number; seq?: number }
   | { type: "error"; id: number; status: 400 | 500; message: string; fit?: FitFailure };
 
 export interface FitFailure {

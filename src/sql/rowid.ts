@@ -1,8 +1,12 @@
 /**
- * The validated query with the row's rowid added as the last output column: used only after a
- * value failed to fit its Arrow type, to name the offending row (DESIGN.md §5). Built from the
- * validated text by inserting a fixed name after the select list, nothing user-supplied.
+ * SQL derived from a validated query through its table's rowid, always by adding fixed text to the
+ * validated statement (nothing user-supplied):
+ * - `rowidSql`: the rowid appended as the last output column, used only after a value failed to
+ *   fit its Arrow type, to name the offending row (DESIGN.md §5);
+ * - `rowidSpanSql`: max(rowid) − min(rowid) + 1, which bounds the rows of any query on the table;
+ * - `rowidBoundsSql`, `rowidRangeSql`: a whole-table scan split by rowid ranges (db/striped.ts).
  */
+import type { TableInfo } from "../db/catalog.ts";
 import type { ValidatedQuery } from "./dialect.ts";
 import { sameName } from "./names.ts";
 import { parseSelect } from "./parse.ts";
@@ -10,12 +14,60 @@ import { parseSelect } from "./parse.ts";
 /** SQLite's three names for the rowid; a real column of that name hides it, so try the next. */
 const ROWID_NAMES = ["_rowid_", "rowid", "oid"] as const;
 
+/** The table's rowid as a qualified name (a result alias cannot capture it), or null without one. */
+function rowidOf(table: TableInfo): { qualified: string; name: string } | null {
+  if (!table.hasRowid) return null;
+  const name = ROWID_NAMES.find((n) => !table.columns.some((c) => sameName(c.name, n)));
+  return name === undefined ? null : { qualified: `${quoted(table.name)}.${name}`, name };
+}
+
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
 export function rowidSql(q: ValidatedQuery): string | null {
-  if (!q.table.hasRowid) return null;
-  const name = ROWID_NAMES.find((n) => !q.table.columns.some((c) => sameName(c.name, n)));
-  if (name === undefined) return null;
+  const rowid = rowidOf(q.table);
+  if (rowid === null) return null;
   const select = parseSelect(q.sql, Number.POSITIVE_INFINITY).clauses.find((c) => c.type === "select_clause");
   const end = select && select.type === "select_clause" ? select.columns?.range?.[1] : undefined;
   if (end === undefined) return null;
-  return `${q.sql.slice(0, end)}, ${name}${q.sql.slice(end)}`;
+  return `${q.sql.slice(0, end)}, ${rowid.name}${q.sql.slice(end)}`;
+}
+
+/**
+ * max(rowid) − min(rowid) + 1 of the query's table: rowids are distinct integers, and a query on
+ * one table returns at most its rows, so this bounds the result. Each side is one b-tree lookup
+ * (SQLite's min/max optimisation applies to a lone min() or max()). Null for views and WITHOUT
+ * ROWID tables.
+ */
+export function rowidSpanSql(q: ValidatedQuery): string | null {
+  const rowid = rowidOf(q.table);
+  if (rowid === null) return null;
+  const table = quoted(q.table.name);
+  return `SELECT (SELECT max(${rowid.name}) FROM ${table}) - (SELECT min(${rowid.name}) FROM ${table}) + 1`;
+}
+
+/** `min(rowid), max(rowid)` of the query's table, one b-tree lookup each. */
+export function rowidBoundsSql(q: ValidatedQuery): string | null {
+  const rowid = rowidOf(q.table);
+  if (rowid === null) return null;
+  const table = quoted(q.table.name);
+  return `SELECT (SELECT min(${rowid.name}) FROM ${table}), (SELECT max(${rowid.name}) FROM ${table})`;
+}
+
+/**
+ * The query restricted to `?1 ≤ rowid < ?2`, and the same with the rowid appended (`rowidSql`);
+ * only for a query with no WHERE, ORDER BY or LIMIT, whose text ends with its FROM table.
+ */
+export function rowidRangeSql(q: ValidatedQuery): { range: string; rangeWithRowid: () => string | null } | null {
+  const rowid = rowidOf(q.table);
+  if (rowid === null || q.filtered || q.ordered || q.limit !== null || q.offset !== null) return null;
+  const where = ` WHERE ${rowid.qualified} >= ?1 AND ${rowid.qualified} < ?2`;
+  return {
+    range: q.sql + where,
+    rangeWithRowid: () => {
+      const withRowid = rowidSql(q);
+      return withRowid === null ? null : withRowid + where;
+    },
+  };
 }

@@ -1,0 +1,132 @@
+/**
+ * The HTTP-thread side of a query running on workers: Arrow chunks are queued as workers send
+ * them and handed to the response body as it is read. `started` settles once the first
+ * FIRST_RESPONSE_ROWS rows (or the end) are queued, so errors found early (row limit, SQL error,
+ * time limit, a bad value in those rows) still become proper 4xx/5xx responses; later failures
+ * abort the stream. Subclasses (execute.ts, striped.ts) drive the workers.
+ */
+import { BadRequestError, ServerError, ValueDoesNotFitError } from "../errors.ts";
+import { FIRST_RESPONSE_ROWS, type FromWorker } from "./protocol.ts";
+
+/**
+ * A result whose end had arrived before the response started (small results) is `complete`: sent
+ * as one buffer with its Content-Length, cheaper than a stream for the server and the client.
+ * Otherwise it is the Arrow IPC stream, chunk by chunk.
+ */
+export type QueryResult = { complete: Uint8Array[]; rows: number } | { body: ReadableStream<Uint8Array> };
+
+/** Row counts of streamed bodies once they end, so a buffered read can report them. */
+const rowsOf = new WeakMap<ReadableStream<Uint8Array>, number>();
+
+export function rowsOfBody(body: ReadableStream<Uint8Array>): number | undefined {
+  return rowsOf.get(body);
+}
+
+interface QueuedChunk {
+  bytes: Uint8Array[];
+  /** Called once the response has taken these bytes (flow control). */
+  consumed?: () => void;
+}
+
+export abstract class ResultStream {
+  readonly started: Promise<QueryResult>;
+  protected readonly body: ReadableStream<Uint8Array>;
+  private readonly queue: QueuedChunk[] = [];
+  private wake: (() => void) | null = null;
+  private finished = false;
+  private failure: Error | null = null;
+  private rowsSeen = 0;
+  private resolveStart!: (result: QueryResult) => void;
+  private rejectStart!: (error: Error) => void;
+  private startSettled = false;
+
+  constructor() {
+    this.started = new Promise((resolve, reject) => {
+      this.resolveStart = resolve;
+      this.rejectStart = reject;
+    });
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) => this.pull(controller),
+        cancel: () => {
+          if (!this.ended) this.cancel();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  /** The client went away before the end: stop the workers instead of scanning for nobody. */
+  protected abstract cancel(): void;
+
+  /** Finished or failed: nothing more will be queued. */
+  protected get ended(): boolean {
+    return this.finished || this.failure !== null;
+  }
+
+  protected push(bytes: Uint8Array[], rows: number, consumed?: () => void): void {
+    this.queue.push({ bytes, consumed });
+    this.rowsSeen += rows;
+    if (this.rowsSeen >= FIRST_RESPONSE_ROWS) this.settleStart({ body: this.body });
+    this.wake?.();
+  }
+
+  /** The last messages (last batch, end-of-stream marker) and the result's row count. */
+  protected finish(bytes: Uint8Array[], rows: number): void {
+    this.finished = true;
+    this.queue.push({ bytes });
+    rowsOf.set(this.body, rows);
+    // Ended before the response started: the whole result goes out as one buffer, the stream unread.
+    this.settleStart({ complete: this.queue.flatMap((queued) => queued.bytes), rows });
+    this.wake?.();
+  }
+
+  protected fail(error: Error): void {
+    this.failure = error;
+    if (!this.startSettled) {
+      this.startSettled = true;
+      this.rejectStart(error);
+    }
+    this.wake?.();
+  }
+
+  /** Starts the response before FIRST_RESPONSE_ROWS rows are queued (when no more can be read first). */
+  protected startStreaming(): void {
+    this.settleStart({ body: this.body });
+  }
+
+  /** The result comes from another run after all (this stream's body stays unused). */
+  protected handOver(result: Promise<QueryResult>): void {
+    result.then(
+      (settled) => this.settleStart(settled),
+      (error: Error) => this.fail(error),
+    );
+  }
+
+  private settleStart(result: QueryResult): void {
+    if (this.startSettled) return;
+    this.startSettled = true;
+    this.resolveStart(result);
+  }
+
+  private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    while (this.queue.length === 0 && !this.ended) {
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = null;
+    }
+    const queued = this.queue.shift();
+    if (queued) {
+      for (const chunk of queued.bytes) controller.enqueue(chunk);
+      queued.consumed?.();
+    } else if (this.failure) {
+      controller.error(this.failure);
+    } else {
+      controller.close();
+    }
+  }
+}
+
+export function workerError(msg: Extract<FromWorker, { type: "error" }>): Error {
+  if (msg.fit) return new ValueDoesNotFitError(msg.fit.table, msg.fit.column, msg.fit.rowid, msg.fit.detail);
+  return msg.status === 400 ? new BadRequestError(msg.message) : new ServerError(msg.message);
+}
