@@ -67,6 +67,11 @@ export class WorkerPool {
     });
   }
 
+  /** A worker that is free right now, or null: for work that helps a query but must not wait. */
+  tryAcquire(): WorkerSlot | null {
+    return this.closed ? null : (this.idle.pop() ?? null);
+  }
+
   release(slot: WorkerSlot): void {
     slot.onMessage = null;
     this.handOver(slot);

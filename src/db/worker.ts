@@ -6,19 +6,29 @@
 import type { Database, Statement } from "bun:sqlite";
 import { createStreamEncoder, ValueDoesNotFit, type Row } from "../arrow/encode.ts";
 import { openReadOnly } from "./catalog.ts";
-import { MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type ToWorker } from "./protocol.ts";
+import { MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
 
 declare const self: Worker;
 
 let db: Database | null = null;
+let busyTimeoutMs = 0;
 let inFlight = 0;
 let currentJob = 0;
 let wake: (() => void) | null = null;
 let rowidSqlArrived: ((sql: string | null) => void) | null = null;
 
+/** This worker's part of a scan split by rowid ranges (see db/striped.ts), while it runs. */
+interface Stripe {
+  job: StripeJob;
+  statement: Statement;
+  encoder: ReturnType<typeof createStreamEncoder>;
+  failed: boolean;
+}
+let stripe: Stripe | null = null;
+
 /** Arrow bytes are transferred, not copied (each message is its own ArrayBuffer). */
 function send(message: FromWorker): void {
-  if (message.type === "chunk" || message.type === "done") {
+  if (message.type === "chunk" || message.type === "done" || message.type === "range-done") {
     self.postMessage(message, message.bytes.map((bytes) => bytes.buffer as ArrayBuffer));
   } else {
     self.postMessage(message);
@@ -29,15 +39,22 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   const msg = event.data;
   if (msg.type === "open") {
     // safeIntegers: INTEGER values arrive as bigint, exact beyond 2^53 (DESIGN.md §5).
-    db = openReadOnly(msg.path, { safeIntegers: true, busyTimeoutMs: msg.busyTimeoutMs });
+    busyTimeoutMs = msg.busyTimeoutMs;
+    db = openReadOnly(msg.path, { safeIntegers: true, busyTimeoutMs });
   } else if (msg.type === "ack") {
     if (msg.id !== currentJob) return;
     inFlight--;
     wake?.();
   } else if (msg.type === "rowid-sql") {
-    if (msg.id === currentJob) rowidSqlArrived?.(msg.sql);
+    if (msg.id === currentJob || msg.id === stripe?.job.id) rowidSqlArrived?.(msg.sql);
   } else if (msg.type === "count") {
     runCount(msg);
+  } else if (msg.type === "stripe") {
+    beginStripe(msg);
+  } else if (msg.type === "range") {
+    void runRange(msg.id, msg.seq, msg.lo, msg.hi);
+  } else if (msg.type === "stripe-end") {
+    endStripe(msg.id);
   } else {
     void runQuery(msg);
   }
@@ -117,7 +134,10 @@ async function runQuery(job: RunJob): Promise<void> {
   }
 }
 
-async function encodeBatch(job: RunJob, encoder: ReturnType<typeof createStreamEncoder>, rows: Row[], first: number) {
+/** What naming a misfit needs: the result's table and columns, and how to ask for the rowid query. */
+type MisfitContext = Pick<RunJob, "id" | "table" | "columns"> & { seq?: number; params?: bigint[] };
+
+async function encodeBatch(job: MisfitContext, encoder: ReturnType<typeof createStreamEncoder>, rows: Row[], first: number) {
   try {
     return encoder.batchMessage(rows, first);
   } catch (error) {
@@ -130,19 +150,65 @@ async function encodeBatch(job: RunJob, encoder: ReturnType<typeof createStreamE
 
 /**
  * The failing row's rowid (failure path only): the HTTP thread sends the query with the rowid
- * appended, which is re-run in the same read transaction up to the failing row.
+ * appended (for a range, restricted to it), which is re-run in the same read transaction up to
+ * the failing row.
  */
-async function findRowid(job: RunJob, rowIndex: number): Promise<number | null> {
+async function findRowid(job: MisfitContext, rowIndex: number): Promise<number | null> {
   const sql = await new Promise<string | null>((resolve) => {
     rowidSqlArrived = resolve;
-    send({ type: "misfit", id: job.id });
+    send({ type: "misfit", id: job.id, ...(job.seq === undefined ? {} : { seq: job.seq }) });
   });
   if (sql === null) return null;
   let i = 0;
-  for (const row of db!.prepare(sql).values()) {
+  for (const row of db!.prepare(sql).values(...(job.params ?? []))) {
     if (i++ === rowIndex) return Number(row[row.length - 1]);
   }
   return null;
+}
+
+/**
+ * Opens the stripe's read transaction by reading the rowid bounds. A joining worker must not wait
+ * for a writer's lock: the first worker holds a shared lock until the scan ends, so a writer
+ * waiting for it would make the joining worker wait for the end of the very scan it should help.
+ */
+function beginStripe(job: StripeJob): void {
+  db!.run("BEGIN");
+  if (!job.wait) db!.run("PRAGMA busy_timeout = 0");
+  try {
+    const [min, max] = (prepare(job.boundsSql).values()[0] ?? [null, null]) as [bigint | null, bigint | null];
+    const statement = prepare(job.rangeSql);
+    const encoder = createStreamEncoder(job.columns, { rowKeys: statement.columnNames });
+    stripe = { job, statement, encoder, failed: false };
+    send({ type: "stripe-ready", id: job.id, min, max });
+  } catch (error) {
+    db!.run("COMMIT");
+    const busy = String((error as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY");
+    send(busy && !job.wait ? { type: "stripe-busy", id: job.id } : errorMessage(job.id, error));
+  } finally {
+    if (!job.wait) db!.run(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  }
+}
+
+async function runRange(id: number, seq: number, lo: bigint, hi: bigint): Promise<void> {
+  const current = stripe;
+  if (current === null || current.job.id !== id || current.failed) return;
+  try {
+    const rows: Row[] = [];
+    for (const record of current.statement.iterate(lo, hi) as Iterable<Row>) rows.push(record);
+    const context = { ...current.job, seq, params: [lo, hi] };
+    const bytes = rows.length > 0 ? [await encodeBatch(context, current.encoder, rows, 0)] : [];
+    send({ type: "range-done", id, seq, bytes, rows: rows.length });
+  } catch (error) {
+    current.failed = true;
+    send(errorMessage(id, error));
+  }
+}
+
+function endStripe(id: number): void {
+  if (stripe === null || stripe.job.id !== id) return;
+  stripe = null;
+  rowidSqlArrived = null;
+  db!.run("COMMIT");
 }
 
 function countRows(sql: string): number {

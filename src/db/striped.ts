@@ -1,0 +1,247 @@
+/**
+ * A whole-table scan split across two workers. `SELECT columns FROM table`, with no WHERE, ORDER
+ * BY or LIMIT, on a table SQLite scans in rowid order, is read range by range: rowids
+ * [min, min + R), [min + R, min + 2R), … go to the workers as they free up, and the batches go to
+ * the response in range order, so the stream holds the rows a single scan returns, in its order.
+ *
+ * One snapshot: the first worker opens its read transaction and takes the shared lock before the
+ * second opens its own. On a rollback-journal file no write can commit while a shared lock is
+ * held, so both read the same database; a WAL file allows it, so WAL files get one worker. The
+ * joining worker does not wait for a writer: a writer waiting for the first worker's lock blocks
+ * new readers, and would hold the second worker until the end of the very scan it should help.
+ */
+import type { Database } from "bun:sqlite";
+import { createStreamEncoder } from "../arrow/encode.ts";
+import type { ValidatedQuery } from "../sql/dialect.ts";
+import { rowidBoundsSql, rowidRangeSql } from "../sql/rowid.ts";
+import type { WorkerPool, WorkerSlot } from "./pool.ts";
+import { encoderColumns, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
+import { ResultStream, workerError, type QueryResult } from "./result-stream.ts";
+import { TimeBudget, timeLimitError } from "./time-budget.ts";
+
+/** Rowids per range: each range is at most one batch of BATCH_ROWS rows. */
+export const RANGE_ROWIDS = 4_096;
+/** Ranges queued at each worker, so it does not wait for the HTTP thread between two. */
+const QUEUED_PER_WORKER = 2;
+/** Ranges handed out but not yet taken by the response: bounds memory when the client is slow. */
+const WINDOW = 8;
+
+export interface StripePlan {
+  boundsSql: string;
+  rangeSql: string;
+  rangeWithRowid: () => string | null;
+}
+
+/** Which queries are read by ranges: decided once per validated query, and per call for WAL. */
+export class StripePlanner {
+  private readonly plans = new WeakMap<ValidatedQuery, StripePlan | null>();
+
+  constructor(private readonly db: Database) {}
+
+  plan(query: ValidatedQuery): StripePlan | null {
+    try {
+      let plan = this.plans.get(query);
+      if (plan === undefined) {
+        plan = planFor(query, this.db);
+        this.plans.set(query, plan);
+      }
+      // The journal mode may change while the server runs; one pragma per large scan.
+      return plan !== null && this.db.query("PRAGMA journal_mode").values()[0]?.[0] !== "wal" ? plan : null;
+    } catch {
+      // A writer holds the file (SQLITE_BUSY), or the query fails: one worker runs it, waiting
+      // for the writer or reporting the error. This thread never waits.
+      return null;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function planFor(query: ValidatedQuery, db: Database): StripePlan | null {
+  const range = rowidRangeSql(query);
+  const boundsSql = rowidBoundsSql(query);
+  if (range === null || boundsSql === null) return null;
+  // Only a plain table scan returns rows in rowid order; a covering index gives another order.
+  const steps = db.query(`EXPLAIN QUERY PLAN ${query.sql}`).values();
+  const detail = String(steps[0]?.[3] ?? "");
+  if (steps.length !== 1 || !detail.startsWith("SCAN ") || detail.includes(" USING ")) return null;
+  return { boundsSql, rangeSql: range.range, rangeWithRowid: range.rangeWithRowid };
+}
+
+export interface StripedScanOptions {
+  pool: WorkerPool;
+  first: WorkerSlot;
+  id: number;
+  query: ValidatedQuery;
+  plan: StripePlan;
+  maxRows: number;
+  queryTimeoutMs: number;
+  /** The ordinary one-worker run on `first`, for a table too large to prove within max_rows. */
+  fallback: (slot: WorkerSlot) => Promise<QueryResult>;
+  /** A second worker joined the scan. */
+  onSplit?: () => void;
+}
+
+export class StripedScan extends ResultStream {
+  private readonly timer: TimeBudget;
+  /** Every worker this scan holds, joined or still opening its transaction. */
+  private readonly held = new Set<WorkerSlot>();
+  /** The workers reading ranges, with how many ranges each has queued. */
+  private readonly queued = new Map<WorkerSlot, number>();
+  private readonly arrived = new Map<number, { bytes: Uint8Array[]; rows: number }>();
+  private bounds: { min: bigint; max: bigint } | null = null;
+  private ranges = 0;
+  private nextRange = 0;
+  private nextToQueue = 0;
+  private taken = 0;
+  private rows = 0;
+  private readonly encoder;
+
+  constructor(private readonly o: StripedScanOptions) {
+    super();
+    this.encoder = createStreamEncoder(encoderColumns(o.query));
+    this.timer = new TimeBudget(o.queryTimeoutMs, () => this.abandon(timeLimitError(o.queryTimeoutMs)));
+    this.timer.start();
+    this.begin(o.first, true);
+  }
+
+  private begin(slot: WorkerSlot, wait: boolean): void {
+    this.held.add(slot);
+    slot.onMessage = (msg) => msg.id === this.o.id && this.onMessage(slot, msg);
+    const q = this.o.query;
+    slot.worker.postMessage({
+      type: "stripe",
+      id: this.o.id,
+      rangeSql: this.o.plan.rangeSql,
+      boundsSql: this.o.plan.boundsSql,
+      wait,
+      table: q.table.name,
+      columns: encoderColumns(q),
+    } satisfies StripeJob);
+  }
+
+  private onMessage(slot: WorkerSlot, msg: FromWorker): void {
+    if (msg.type === "stripe-busy") {
+      this.held.delete(slot);
+      this.o.pool.release(slot);
+    } else if (this.ended) {
+      // A worker that was still opening its transaction when the scan ended.
+      if (msg.type === "stripe-ready") this.endAndRelease(slot);
+    } else if (msg.type === "stripe-ready") {
+      if (slot === this.o.first) this.firstReady(msg.min, msg.max);
+      else this.joined(slot, msg.min, msg.max);
+    } else if (msg.type === "range-done") {
+      this.queued.set(slot, this.queued.get(slot)! - 1);
+      this.arrived.set(msg.seq, { bytes: msg.bytes, rows: msg.rows });
+      this.queueArrived();
+      if (!this.ended) this.handOut();
+    } else if (msg.type === "misfit") {
+      slot.worker.postMessage({ type: "rowid-sql", id: this.o.id, sql: this.o.plan.rangeWithRowid() } satisfies ToWorker);
+    } else if (msg.type === "error") {
+      this.abandon(workerError(msg));
+    }
+  }
+
+  private firstReady(min: bigint | null, max: bigint | null): void {
+    const first = this.o.first;
+    const span = min === null || max === null ? 0n : max - min + 1n;
+    if (span > BigInt(this.o.maxRows)) {
+      // Only a count can tell whether the result fits: the one-worker path does that.
+      this.timer.stop();
+      this.held.delete(first);
+      first.worker.postMessage({ type: "stripe-end", id: this.o.id } satisfies ToWorker);
+      this.handOver(this.o.fallback(first));
+      return;
+    }
+    this.queued.set(first, 0);
+    this.push([this.encoder.schemaMessage()], 0);
+    if (min === null || max === null) return this.done([]);
+    this.bounds = { min, max };
+    this.ranges = Number((span + BigInt(RANGE_ROWIDS) - 1n) / BigInt(RANGE_ROWIDS));
+    if (this.ranges > 1) {
+      const helper = this.o.pool.tryAcquire();
+      if (helper) this.begin(helper, false);
+    }
+    this.handOut();
+  }
+
+  private joined(slot: WorkerSlot, min: bigint | null, max: bigint | null): void {
+    // Same snapshot, same bounds (see the top of this file); anything else and it stays out.
+    if (min !== this.bounds?.min || max !== this.bounds.max) {
+      this.held.delete(slot);
+      this.endAndRelease(slot);
+      return;
+    }
+    this.queued.set(slot, 0);
+    this.o.onSplit?.();
+    this.handOut();
+  }
+
+  /** Gives each worker ranges up to its queue, within the window of ranges the response has not taken. */
+  private handOut(): void {
+    const { min } = this.bounds!;
+    for (const [slot, queued] of this.queued) {
+      let count = queued;
+      while (count < QUEUED_PER_WORKER && this.nextRange < this.ranges && this.nextRange - this.taken < WINDOW) {
+        const lo = min + BigInt(this.nextRange) * BigInt(RANGE_ROWIDS);
+        slot.worker.postMessage({ type: "range", id: this.o.id, seq: this.nextRange, lo, hi: lo + BigInt(RANGE_ROWIDS) } satisfies ToWorker);
+        count++;
+        this.nextRange++;
+      }
+      this.queued.set(slot, count);
+    }
+    // Every worker idle with ranges left: they wait for the client, and that time does not count.
+    // If the response has not started yet (sparse rowids: fewer rows than FIRST_RESPONSE_ROWS in
+    // the window), it starts now, as nothing more can be read before the client reads.
+    const idle = [...this.queued.values()].every((count) => count === 0);
+    if (idle && this.nextRange < this.ranges) {
+      this.timer.pause();
+      this.startStreaming();
+    } else {
+      this.timer.resume();
+    }
+  }
+
+  /** Moves the batches that are next in range order to the response. */
+  private queueArrived(): void {
+    for (let next = this.arrived.get(this.nextToQueue); next !== undefined; next = this.arrived.get(this.nextToQueue)) {
+      this.arrived.delete(this.nextToQueue);
+      this.nextToQueue++;
+      this.rows += next.rows;
+      if (this.nextToQueue === this.ranges) return this.done(next.bytes);
+      this.push(next.bytes, next.rows, () => this.took());
+    }
+  }
+
+  private done(lastBytes: Uint8Array[]): void {
+    this.timer.stop();
+    for (const slot of this.held) this.endAndRelease(slot);
+    this.held.clear();
+    this.finish([...lastBytes, this.encoder.endMessage()], this.rows);
+  }
+
+  /** The response took one range's batch: the window moves on. */
+  private took(): void {
+    this.taken++;
+    if (!this.ended) this.handOut();
+  }
+
+  private endAndRelease(slot: WorkerSlot): void {
+    slot.worker.postMessage({ type: "stripe-end", id: this.o.id } satisfies ToWorker);
+    this.o.pool.release(slot);
+  }
+
+  /** Failure, time limit or a client gone: the workers may be mid-range, so they are replaced. */
+  private abandon(error: Error): void {
+    this.timer.stop();
+    for (const slot of this.held) this.o.pool.replace(slot);
+    this.held.clear();
+    this.fail(error);
+  }
+
+  protected cancel(): void {
+    this.abandon(new Error("cancelled"));
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Whole-table scans read by two workers range by range (db/striped.ts) return exactly what one
+ * SQLite scan returns, rows and order; the queries that must not be split are not; failures,
+ * limits and a client going away behave as on one worker.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { tableFromIPC, type Table } from "apache-arrow";
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { resolveConfig } from "../../src/config/load.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
+import { QueryExecutor, type QueryResult } from "../../src/db/execute.ts";
+import { RANGE_ROWIDS } from "../../src/db/striped.ts";
+import { validateQuery } from "../../src/sql/dialect.ts";
+import { tempDir } from "../support/fixtures.ts";
+
+const MAX_ROWS = 500_000;
+let path: string;
+let walPath: string;
+let catalog: Catalog;
+let walCatalog: Catalog;
+let two: QueryExecutor;
+let one: QueryExecutor;
+let wal: QueryExecutor;
+
+const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span"];
+
+beforeAll(() => {
+  const dir = tempDir();
+  path = join(dir, "striped.sqlite");
+  const db = new Database(path, { create: true });
+  db.run("CREATE TABLE dense (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, t TEXT, r REAL)");
+  db.run("CREATE TABLE sparse (k INTEGER, label TEXT)"); // rowid only, not a column
+  db.run("CREATE TABLE covered (id INTEGER PRIMARY KEY, a TEXT, b TEXT)");
+  db.run("CREATE INDEX covered_a ON covered (a)");
+  db.run("CREATE TABLE misfit (id INTEGER PRIMARY KEY, n INTEGER)");
+  db.run("CREATE TABLE empty (id INTEGER PRIMARY KEY, v TEXT)");
+  db.run("CREATE TABLE wide_span (id INTEGER PRIMARY KEY, v TEXT)");
+  db.transaction(() => {
+    const dense = db.prepare("INSERT INTO dense VALUES (?, ?, ?, ?)");
+    for (let i = 1; i <= 100_000; i++) dense.run(i, i * 7919 - 2 ** 40, i % 13 === 0 ? null : `row ${i} ✓`, i % 5 === 0 ? null : i / 3);
+    // Negative and spread rowids: ranges hold few rows each.
+    const sparse = db.prepare("INSERT INTO sparse (rowid, k, label) VALUES (?, ?, ?)");
+    for (let i = 0; i < 30_000; i++) sparse.run(-45_000 + 3 * i, i, `s${i}`);
+    const covered = db.prepare("INSERT INTO covered VALUES (?, ?, ?)");
+    for (let i = 1; i <= 20_000; i++) covered.run(i, `a${(i * 7) % 1000}`, `b${i}`);
+    const misfit = db.prepare("INSERT INTO misfit VALUES (?, ?)");
+    for (let i = 1; i <= 30_000; i++) misfit.run(i, i === 17_777 ? "seventeen" : i);
+    // Ten rows over a span larger than max_rows: only a count can prove the limit.
+    for (let i = 0; i < 10; i++) db.run("INSERT INTO wide_span VALUES (?, ?)", [1 + i * 100_000, `w${i}`]);
+  })();
+  db.close();
+  walPath = join(dir, "striped-wal.sqlite");
+  copyFileSync(path, walPath);
+  const walDb = new Database(walPath);
+  walDb.run("PRAGMA journal_mode = WAL");
+  walDb.close();
+
+  const config = (file: string) =>
+    resolveConfig(
+      { database: { sqlite: file }, ledger: { path: join(dir, "ledger.sqlite") }, limits: { max_rows: MAX_ROWS }, tables: TABLES.map((name) => ({ name })) },
+      { baseDir: dir, env: {} },
+    );
+  const read = (file: string) => {
+    const reader = openReadOnly(file);
+    const result = readCatalog(reader, config(file).tables).catalog;
+    reader.close();
+    return result;
+  };
+  catalog = read(path);
+  walCatalog = read(walPath);
+  const limits = config(path).limits;
+  two = new QueryExecutor(path, limits, 2);
+  one = new QueryExecutor(path, limits, 1);
+  wal = new QueryExecutor(walPath, limits, 2);
+});
+
+afterAll(() => {
+  for (const executor of [two, one, wal]) executor.close();
+});
+
+const validated = (sql: string, from = catalog) => validateQuery(sql, from, { maxQueryBytes: 10_000 });
+
+async function decode(result: QueryResult): Promise<Table> {
+  const body = "complete" in result ? new Blob(result.complete as BlobPart[]) : result.body;
+  return tableFromIPC(new Uint8Array(await new Response(body).arrayBuffer()));
+}
+
+/** The result as rows of plain values, in order, to compare with bun:sqlite's own. */
+function rowsOf(table: Table): unknown[][] {
+  return table.toArray().map((row) => Object.values(row.toJSON()));
+}
+
+function sqliteRows(file: string, sql: string): unknown[][] {
+  const db = new Database(file, { readonly: true, safeIntegers: true });
+  try {
+    return db.query(sql).values();
+  } finally {
+    db.close();
+  }
+}
+
+async function splitCount(executor: QueryExecutor, run: () => Promise<unknown>): Promise<number> {
+  const before = executor.stats.splitScans;
+  await run();
+  return executor.stats.splitScans - before;
+}
+
+describe("a whole-table scan on two workers", () => {
+  test.each([
+    ["SELECT * FROM dense", 100_000],
+    ["SELECT t, id, r FROM dense", 100_000],
+    ["SELECT label, k FROM sparse", 30_000],
+  ])("%s: the rows and order of one SQLite scan", async (sql, rows) => {
+    let table!: Table;
+    expect(await splitCount(two, async () => (table = await decode(await two.stream(validated(sql)))))).toBe(1);
+    expect(table.numRows).toBe(rows);
+    expect(rowsOf(table)).toEqual(sqliteRows(path, sql));
+    // Record batches hold at most one range each.
+    expect(Math.max(...table.batches.map((b) => b.numRows))).toBeLessThanOrEqual(RANGE_ROWIDS);
+  });
+
+  test("a buffered (paid) read gets the same rows and their count", async () => {
+    const result = await two.collect(validated("SELECT * FROM dense"));
+    expect(result.rows).toBe(100_000);
+    expect(rowsOf(tableFromIPC(new Uint8Array(await new Blob(result.chunks as BlobPart[]).arrayBuffer())))).toEqual(
+      sqliteRows(path, "SELECT * FROM dense"),
+    );
+  });
+
+  test("with no second worker free, one worker reads every range", async () => {
+    let table!: Table;
+    expect(await splitCount(one, async () => (table = await decode(await one.stream(validated("SELECT * FROM dense")))))).toBe(0);
+    expect(rowsOf(table)).toEqual(sqliteRows(path, "SELECT * FROM dense"));
+  });
+
+  test("an empty table is a valid stream with the schema and no rows", async () => {
+    const table = await decode(await two.stream(validated("SELECT * FROM empty")));
+    expect(table.numRows).toBe(0);
+    expect(table.schema.fields.map((f) => f.name)).toEqual(["id", "v"]);
+  });
+});
+
+describe("queries that are not split", () => {
+  test.each([
+    // A covering index: SQLite returns index order, which ranges of rowids would not.
+    ["SELECT a FROM covered", "rollback journal"],
+    ["SELECT * FROM dense WHERE id > 10", "rollback journal"],
+    ["SELECT * FROM dense ORDER BY n DESC", "rollback journal"],
+    ["SELECT * FROM dense LIMIT 50000", "rollback journal"],
+    // WAL: the second worker could see a later commit than the first.
+    ["SELECT * FROM dense", "WAL"],
+  ])("%s (%s)", async (sql, mode) => {
+    const file = mode === "WAL" ? walPath : path;
+    const from = () => (mode === "WAL" ? walCatalog : catalog);
+    const executor = () => (mode === "WAL" ? wal : two);
+    let table!: Table;
+    expect(await splitCount(executor(), async () => (table = await decode(await executor().stream(validated(sql, from())))))).toBe(0);
+    expect(rowsOf(table)).toEqual(sqliteRows(file, sql));
+  });
+
+  test("a table whose rowid span exceeds max_rows is counted on one worker first", async () => {
+    const table = await decode(await two.stream(validated("SELECT * FROM wide_span")));
+    expect(rowsOf(table)).toEqual(sqliteRows(path, "SELECT * FROM wide_span"));
+  });
+});
+
+describe("failures on a split scan", () => {
+  test("a value that does not fit names its rowid, and the workers are fine afterwards", async () => {
+    await expect(two.collect(validated("SELECT * FROM misfit"))).rejects.toThrow(/misfit.*column 'n'.*rowid 17777/s);
+    const table = await decode(await two.stream(validated("SELECT * FROM dense")));
+    expect(table.numRows).toBe(100_000);
+  });
+
+  test("a client that goes away stops the scan; the next query is answered", async () => {
+    const result = await two.stream(validated("SELECT * FROM dense"));
+    expect("body" in result).toBe(true);
+    const reader = (result as { body: ReadableStream<Uint8Array> }).body.getReader();
+    await reader.read();
+    await reader.cancel();
+    expect((await decode(await two.stream(validated("SELECT label, k FROM sparse")))).numRows).toBe(30_000);
+  });
+
+  test("the time limit stops both workers", async () => {
+    const config = resolveConfig(
+      { database: { sqlite: path }, ledger: { path: join(tempDir(), "l.sqlite") }, limits: { max_rows: MAX_ROWS, query_timeout_ms: 2 }, tables: TABLES.map((name) => ({ name })) },
+      { baseDir: tempDir(), env: {} },
+    );
+    const hasty = new QueryExecutor(path, config.limits, 2);
+    try {
+      await expect(hasty.collect(validated("SELECT * FROM dense"))).rejects.toThrow(/longer than the 2 ms limit/);
+    } finally {
+      hasty.close();
+    }
+  });
+});
