@@ -52,7 +52,8 @@ export function startServer(config: Config, options: { workers?: number } = {}):
   const server = Bun.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: (request) => built!.app.handle(request),
+    // Elysia's compiled handler itself (`app.handle` wraps it in one more promise).
+    fetch: (request) => built!.app.fetch(request),
     // Large results stream for a while; the query time limit bounds the work, not this.
     idleTimeout: 0,
   });

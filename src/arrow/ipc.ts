@@ -56,7 +56,7 @@ export function recordBatchMessage(length: number, columns: ColumnPlan[], frame?
   }
   out.view.setInt32(start, CONTINUATION, true);
   out.view.setInt32(start + 4, metadataLength, true);
-  writeRecordBatchMetadata(out.view, start + 8, length, nullCounts, lengths, bodyLength);
+  writeRecordBatchMetadata(out, start + 8, length, nullCounts, lengths, bodyLength);
   if (frame) {
     out.bytes.set(frame.before, 0);
     out.bytes.set(frame.after, messageEnd);
@@ -82,35 +82,44 @@ function recordBatchMetadataLength(nodeCount: number, bufferCount: number): numb
   return 80 + 16 * nodeCount + 8 + 16 * bufferCount;
 }
 
+/** The constant part of the metadata (offsets, vtables, version, header type): copied, then patched. */
+const METADATA_HEAD = (() => {
+  const head = new DataView(new ArrayBuffer(80));
+  head.setInt32(0, 16, true);
+  // Message vtable and table.
+  [12, 20, 16, 18, 4, 8].forEach((value, i) => head.setUint16(4 + 2 * i, value, true));
+  head.setInt32(16, 12, true);
+  head.setInt32(20, 48 - 20, true);
+  head.setInt16(32, METADATA_VERSION_V5, true);
+  head.setUint8(34, HEADER_RECORD_BATCH);
+  // RecordBatch vtable and table.
+  [10, 24, 8, 4, 16].forEach((value, i) => head.setUint16(36 + 2 * i, value, true));
+  head.setInt32(48, 12, true);
+  head.setInt32(52, 76 - 52, true);
+  return new Uint8Array(head.buffer);
+})();
+
+/** Writes the metadata at byte `base` of `out` (8-aligned), through its int32 words. */
 function writeRecordBatchMetadata(
-  view: DataView,
+  out: BatchBuffer,
   base: number,
   length: number,
   nullCounts: number[],
   bufferLengths: number[],
   bodyLength: number,
 ): void {
-  const u16 = (at: number, value: number) => view.setUint16(base + at, value, true);
-  const i32 = (at: number, value: number) => view.setInt32(base + at, value, true);
+  const words = out.words;
+  const word = base >> 2;
+  // Little-endian int64 of a safe integer: low word (ToInt32 keeps the low 32 bits), then high.
   const i64 = (at: number, value: number) => {
-    view.setUint32(base + at, value % 4_294_967_296, true);
-    view.setUint32(base + at + 4, Math.floor(value / 4_294_967_296), true);
+    words[word + (at >> 2)] = value % 4_294_967_296 | 0;
+    words[word + (at >> 2) + 1] = Math.floor(value / 4_294_967_296);
   };
-  i32(0, 16);
-  // Message vtable and table.
-  [12, 20, 16, 18, 4, 8].forEach((value, i) => u16(4 + 2 * i, value));
-  i32(16, 12);
-  i32(20, 48 - 20);
+  out.bytes.set(METADATA_HEAD, base);
   i64(24, bodyLength);
-  view.setInt16(base + 32, METADATA_VERSION_V5, true);
-  view.setUint8(base + 34, HEADER_RECORD_BATCH);
-  // RecordBatch vtable and table.
-  [10, 24, 8, 4, 16].forEach((value, i) => u16(36 + 2 * i, value));
-  i32(48, 12);
-  i32(52, 76 - 52);
   i64(56, length);
   // Field nodes.
-  i32(76, nullCounts.length);
+  words[word + 19] = nullCounts.length; // at 76
   let at = 80;
   for (const nullCount of nullCounts) {
     i64(at, length);
@@ -118,8 +127,8 @@ function writeRecordBatchMetadata(
     at += 16;
   }
   // Buffers: the vector's count sits 4 bytes before its 8-aligned structs.
-  i32(64, at + 4 - 64);
-  i32(at + 4, bufferLengths.length);
+  words[word + 16] = at + 4 - 64; // uoffset at 64
+  words[word + ((at + 4) >> 2)] = bufferLengths.length;
   at += 8;
   let offset = 0;
   for (const bufferLength of bufferLengths) {
