@@ -166,6 +166,43 @@ describe("queries that are not split", () => {
   });
 });
 
+describe("a writer during a split scan", () => {
+  test("the scan keeps one snapshot, and the write lands once the scan ends", async () => {
+    const dir = tempDir();
+    const file = join(dir, "written.sqlite");
+    copyFileSync(path, file);
+    const config = resolveConfig(
+      { database: { sqlite: file }, ledger: { path: join(dir, "l.sqlite") }, limits: { max_rows: MAX_ROWS }, tables: TABLES.map((name) => ({ name })) },
+      { baseDir: dir, env: {} },
+    );
+    const executor = new QueryExecutor(file, config.limits, 2);
+    try {
+      const before = executor.stats.splitScans;
+      const result = await executor.stream(validated("SELECT * FROM dense"));
+      const reader = (result as { body: ReadableStream<Uint8Array> }).body.getReader();
+      const chunks: Uint8Array[] = [(await reader.read()).value!];
+      // Another process rewrites rows the scan has not reached, while both workers hold the shared lock.
+      const writer = Bun.spawn(
+        ["bun", "-e", `const { Database } = require("bun:sqlite"); const db = new Database(${JSON.stringify(file)}); db.run("PRAGMA busy_timeout = 30000"); db.run("UPDATE dense SET t = 'changed' WHERE id > 50000"); console.log("written");`],
+        { stdout: "pipe", stderr: "inherit" },
+      );
+      await Bun.sleep(300);
+      expect(writer.exitCode).toBeNull(); // it waits for the scan
+      for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+      const table = tableFromIPC(new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer()));
+      expect(executor.stats.splitScans - before).toBe(1);
+      expect(table.numRows).toBe(100_000);
+      expect(rowsOf(table)).toEqual(sqliteRows(path, "SELECT * FROM dense"));
+      expect(await writer.exited).toBe(0);
+      expect(await new Response(writer.stdout).text()).toBe("written\n");
+      const after = await decode(await executor.stream(validated("SELECT t FROM dense")));
+      expect(after.getChild("t")!.toArray().filter((t: string | null) => t === "changed").length).toBe(50_000);
+    } finally {
+      executor.close();
+    }
+  });
+});
+
 describe("failures on a split scan", () => {
   test("a value that does not fit names its rowid, and the workers are fine afterwards", async () => {
     await expect(two.collect(validated("SELECT * FROM misfit"))).rejects.toThrow(/misfit.*column 'n'.*rowid 17777/s);
