@@ -7,6 +7,7 @@
 import type { PaymentRequirements } from "@x402/core/types";
 import type { PriceTag } from "../config/types.ts";
 import { ServerError } from "../errors.ts";
+import { beginAttempt, type Attempt } from "./attempt.ts";
 import type { FacilitatorClient } from "./facilitator.ts";
 import { sameJson } from "./json-equal.ts";
 import type { Ledger, LedgerEntry, SettlementAttempt } from "./ledger.ts";
@@ -32,8 +33,9 @@ export interface GateRequest {
   /** `SELECT count(*)` over the query, for the per_row quote (no rows materialised). */
   countRows?: () => Promise<number>;
   /**
-   * Executes the query (buffered) when a per_row offer is presented: the price comes from the
-   * actual rows. After it has run, any outcome — even `free` — should reuse its result.
+   * Executes the query (buffered): before pricing when a per_row offer is presented (the price
+   * comes from the actual rows), alongside /verify when a fixed one is. A `verified` result means it
+   * has completed; after it has run, any outcome — even `free` — should reuse its result.
    */
   runQuery?: () => Promise<{ rows: number }>;
   tableName: string;
@@ -58,7 +60,7 @@ export interface VerifiedPayment {
   replay: boolean;
   /** Settles and records the payment; `rows` delivered (null for metadata). */
   settle(info: { rows: number | null }): Promise<SettleOutcome>;
-  /** Frees the payment for other requests; idempotent. */
+  /** Frees the payment for other requests, and removes its attempt from the ledger if `settle` was never called; idempotent. */
   release(): void;
 }
 
@@ -119,36 +121,56 @@ export function createPaymentGate(deps: PaymentGateDeps): PaymentGate {
     }
     if (offer === undefined) return quote(req, MSG.noMatch);
 
-    const verdict = await deps.facilitator.verify(payload, offer.requirement);
-    if (!verdict.isValid) {
-      const message = MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage));
-      return complete ? paymentRequired(req.resource, offers, message) : quote(req, message);
+    // Three things overlap the /verify round trip, each needed before /settle (DESIGN.md §6):
+    // the request to /verify is sent first; then a fixed-price query starts in a worker, if the
+    // signed authorization agrees with the offer (so a header that merely decodes never makes the
+    // server work); then the settlement attempt is committed to the ledger (an fsync, blocking
+    // this thread while the facilitator works). A refused or failed verification removes the
+    // attempt and discards the result: nothing is delivered, nothing is charged.
+    const verification = deps.facilitator.verify(payload, offer.requirement);
+    const work = offer.rows === null && req.runQuery !== undefined && authorizationAgrees(payload, offer) ? req.runQuery() : null;
+    // Observed below; these keep a rejection that arrives while `begin` throws from going unhandled.
+    verification.catch(() => {});
+    work?.catch(() => {});
+    const attempt = beginAttempt(deps.ledger, settlementAttempt(req, payload, key, offer));
+    let payer: string;
+    try {
+      const verdict = await verification;
+      if (!verdict.isValid) {
+        attempt.dropUnlessSent();
+        const message = MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage));
+        return complete ? paymentRequired(req.resource, offers, message) : quote(req, message);
+      }
+      payer = verdict.payer;
+      // A query that fails (SQLite error, time limit, row limit) ends here, before any settlement.
+      if (work !== null) await work;
+    } catch (error) {
+      attempt.dropUnlessSent();
+      throw error;
     }
     const chosen = offer;
     return {
       kind: "verified",
       requirement: chosen.requirement,
-      payer: verdict.payer,
+      payer,
       replay: false,
-      settle: (info) => settle(req, payload, key, chosen, offers, info),
-      release,
+      settle: (info) => settle(req, payload, key, chosen, offers, attempt, info),
+      release: () => {
+        // Released without settling (a failure while delivering, the client gone): not charged.
+        attempt.dropUnlessSent();
+        release();
+      },
     };
   }
 
-  async function settle(
-    req: GateRequest,
-    payload: ExactPaymentPayload,
-    key: string,
-    offer: Offer,
-    offers: Offer[],
-    info: { rows: number | null },
-  ): Promise<SettleOutcome> {
-    const attempt: SettlementAttempt = {
+  /** What the ledger records before the money can move; `rows` is filled in by `confirm` when not known yet. */
+  function settlementAttempt(req: GateRequest, payload: ExactPaymentPayload, key: string, offer: Offer): SettlementAttempt {
+    return {
       attemptedAt: new Date(now()),
       tableName: req.tableName,
       resourceUrl: req.resource.url,
       query: req.query,
-      rows: info.rows,
+      rows: offer.rows,
       amount: offer.amount,
       asset: offer.requirement.asset,
       network: offer.requirement.network,
@@ -158,12 +180,39 @@ export function createPaymentGate(deps: PaymentGateDeps): PaymentGate {
       validBefore: BigInt(payload.payload.authorization.validBefore),
       signedPayload: JSON.stringify(payload.payload),
     };
-    // Committed before the money can move: a crash after settlement leaves an unconfirmed row, never nothing.
-    deps.ledger.begin(attempt);
-    // A facilitator failure (throws) leaves the attempt unconfirmed: the money may have moved.
+  }
+
+  /**
+   * Local checks the facilitator will also make: the authorization pays this offer's amount to its
+   * pay_to, and is valid now. Only decides whether the work may start before /verify answers.
+   */
+  function authorizationAgrees(payload: ExactPaymentPayload, offer: Offer): boolean {
+    const { to, value, validAfter, validBefore } = payload.payload.authorization;
+    const seconds = BigInt(Math.floor(now() / 1000));
+    return (
+      to.toLowerCase() === offer.requirement.payTo.toLowerCase() &&
+      BigInt(value) === offer.amount &&
+      BigInt(validAfter) <= seconds &&
+      BigInt(validBefore) > seconds
+    );
+  }
+
+  async function settle(
+    req: GateRequest,
+    payload: ExactPaymentPayload,
+    key: string,
+    offer: Offer,
+    offers: Offer[],
+    attempt: Attempt,
+    info: { rows: number | null },
+  ): Promise<SettleOutcome> {
+    // The attempt was committed before /verify answered: a crash after settlement leaves an
+    // unconfirmed row, never nothing. A facilitator failure (throws) leaves it unconfirmed too:
+    // the money may have moved.
+    attempt.sending();
     const result = await deps.facilitator.settle(payload, offer.requirement);
     if (!result.success) {
-      deps.ledger.abandon(key);
+      attempt.settlementFailed();
       const response = encodeHeaderJson({
         success: false,
         errorReason: result.errorReason,
@@ -175,7 +224,7 @@ export function createPaymentGate(deps: PaymentGateDeps): PaymentGate {
       return { ...required, headers: { ...required.headers, [PAYMENT_RESPONSE]: response } };
     }
     try {
-      deps.ledger.confirm(key, { transaction: result.transaction, payer: result.payer, settledAt: new Date(now()) });
+      attempt.confirm({ transaction: result.transaction, payer: result.payer, settledAt: new Date(now()), rows: info.rows });
     } catch (error) {
       // The money has moved: say so loudly, with what the operator needs to reconcile by hand.
       console.error(`arrow402: settled payment ${result.transaction} (${key}) could not be recorded in the ledger:`, error);

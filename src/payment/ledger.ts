@@ -9,6 +9,10 @@
  * If the process dies, or the facilitator never answers, between the two, the row stays
  * `settling`: the payment may have moved money, and `arrow402 payments` lists it as unconfirmed
  * for the operator to reconcile on chain — it is never silently lost.
+ *
+ * `begin` is fully durable (it is what guarantees "never nothing"). `confirm` is committed before
+ * the response too, but without waiting for the disk (see `confirm` below): the worst a power
+ * loss can do to it is turn a settled row back into an unconfirmed one, which the report lists.
  */
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
@@ -53,10 +57,17 @@ export interface Ledger {
   readonly path: string;
   /** Commits a settled payment durably before returning; throws if the payment key is already settled. */
   record(entry: LedgerEntry): void;
-  /** Commits a settlement attempt (`settling`) before the facilitator is asked to settle. */
-  begin(attempt: SettlementAttempt): void;
-  /** Marks an attempt settled, durably, with the facilitator's answer. */
-  confirm(paymentKey: string, settled: { transaction: string; payer: string; settledAt: Date }): void;
+  /**
+   * Commits a settlement attempt (`settling`) durably, before the facilitator is asked to settle.
+   * `resumed`: an earlier attempt of the same payment, whose outcome is unknown, was already
+   * there (it is updated, and must not be abandoned: that earlier attempt may have moved money).
+   */
+  begin(attempt: SettlementAttempt): "new" | "resumed";
+  /**
+   * Marks an attempt settled with the facilitator's answer and the rows delivered. Committed
+   * before returning, but not waited onto the disk (see the ledger's header).
+   */
+  confirm(paymentKey: string, settled: { transaction: string; payer: string; settledAt: Date; rows: number | null }): void;
   /** Forgets an attempt the facilitator refused: nothing was charged. */
   abandon(paymentKey: string): void;
   /** A settled payment by key (attempts in progress or unconfirmed are not settled). */
@@ -143,8 +154,11 @@ export function openLedger(path: string): Ledger {
      WHERE status = 'settling'`,
   );
   const confirm = db.prepare(
-    "UPDATE payments SET status = 'settled', tx_hash = ?1, payer = ?2, settled_at = ?3 WHERE payment_key = ?4 AND status = 'settling'",
+    "UPDATE payments SET status = 'settled', tx_hash = ?1, payer = ?2, settled_at = ?3, rows = ?4 WHERE payment_key = ?5 AND status = 'settling'",
   );
+  const statusOf = db.query<{ status: string }, [string]>("SELECT status FROM payments WHERE payment_key = ?");
+  const syncNormal = db.prepare("PRAGMA synchronous = NORMAL");
+  const syncFull = db.prepare("PRAGMA synchronous = FULL");
   const abandon = db.prepare("DELETE FROM payments WHERE payment_key = ? AND status = 'settling'");
   const byKey = db.query<Row, [string]>("SELECT * FROM payments WHERE payment_key = ? AND status = 'settled'");
   // ISO-8601 UTC text sorts in time order, so `since` is a plain comparison.
@@ -164,6 +178,7 @@ export function openLedger(path: string): Ledger {
       });
     },
     begin(entry) {
+      const before = statusOf.get(entry.paymentKey)?.status;
       const changes = attempt.run({
         ...entry,
         attemptedAt: entry.attemptedAt.toISOString(),
@@ -171,10 +186,22 @@ export function openLedger(path: string): Ledger {
         validBefore: entry.validBefore.toString(),
       }).changes;
       if (changes !== 1) throw new Error(`payment ${entry.paymentKey} is already settled`);
+      return before === "settling" ? "resumed" : "new";
     },
     confirm(paymentKey, settled) {
-      const changes = confirm.run(settled.transaction, settled.payer, settled.settledAt.toISOString(), paymentKey).changes;
-      if (changes !== 1) throw new Error(`no settlement attempt for payment ${paymentKey}`);
+      // synchronous=NORMAL for this one commit: in WAL mode it is written to the WAL file (the OS
+      // has it, so a crash of this process cannot lose it) without waiting for fsync, and WAL with
+      // NORMAL never corrupts the file. Only a power loss before the next fsync (the next `begin`,
+      // or a checkpoint) can undo it, and then the row is back to `settling`: the attempt that was
+      // committed durably before the money moved, listed as unconfirmed by `arrow402 payments`.
+      // The response waits for one fsync fewer; the ledger still never forgets a payment.
+      syncNormal.run();
+      try {
+        const changes = confirm.run(settled.transaction, settled.payer, settled.settledAt.toISOString(), settled.rows, paymentKey).changes;
+        if (changes !== 1) throw new Error(`no settlement attempt for payment ${paymentKey}`);
+      } finally {
+        syncFull.run();
+      }
     },
     abandon(paymentKey) {
       abandon.run(paymentKey);

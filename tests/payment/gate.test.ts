@@ -156,16 +156,18 @@ describe("paying", () => {
     expect(proxy.counts).toMatchObject({ verify: 1, settle: 1 });
   });
 
-  test("fixed: verified before any work, then settled", async () => {
+  test("fixed: the query runs alongside /verify; the attempt is in the ledger before settling; settled with its rows", async () => {
     const { body } = expect402(await gate.check(queryRequest(5, fixedTags()).request));
     const { header } = await signFirst(body);
     const { request, calls } = queryRequest(5, fixedTags(), header);
     const verified = expectVerified(await gate.check(request));
-    expect(calls).toEqual({ count: 0, run: 0 });
+    expect(calls).toEqual({ count: 0, run: 1 });
     expect(proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect(ledger.unconfirmed()).toEqual([expect.objectContaining({ paymentKey: expect.any(String), rows: null, amount: 7000n })]);
     expect((await verified.settle({ rows: 5 })).kind).toBe("settled");
     verified.release();
-    expect(ledger.list().map((e) => e.amount)).toEqual([7000n]);
+    expect(ledger.unconfirmed()).toEqual([]);
+    expect(ledger.list().map((e) => [e.amount, e.rows])).toEqual([[7000n, 5]]);
   });
 
   test("metadata: paid the same way; the ledger row has no query and no rows", async () => {
@@ -276,13 +278,52 @@ describe("refusals", () => {
     expect(proxy.requests).toEqual([]);
   });
 
-  test("not verified (payer without funds): 402 with the reason, nothing recorded", async () => {
+  test("not verified (payer without funds): 402 with the reason, nothing recorded, no attempt left", async () => {
     const { body } = expect402(await gate.check(queryRequest(5, fixedTags()).request));
     const { header } = await signFirst(body, 0n);
     const result = expect402(await gate.check(queryRequest(5, fixedTags(), header).request));
     expect(result.body.error).toMatch(/^The payment was not verified \(.+\)/);
     expect(proxy.counts).toMatchObject({ verify: 1, settle: 0 });
     expect(ledger.list()).toEqual([]);
+    expect(ledger.unconfirmed()).toEqual([]);
+  });
+
+  test("an authorization that does not pay the offer's pay_to: no query work before /verify refuses it", async () => {
+    const { body } = expect402(await gate.check(queryRequest(5, fixedTags()).request));
+    const { header } = await signFirst(body);
+    const tampered = decodeHeader(header);
+    tampered.payload.authorization.to = "0x000000000000000000000000000000000000dEaD";
+    const { request, calls } = queryRequest(5, fixedTags(), encodeHeaderJson(tampered));
+    const result = expect402(await gate.check(request));
+    expect(result.body.error).toMatch(/^The payment was not verified/);
+    expect(calls).toEqual({ count: 0, run: 0 });
+    expect(proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect(ledger.unconfirmed()).toEqual([]);
+  });
+
+  test("fixed: a query that fails after /verify accepted the payment is never settled, and leaves no attempt", async () => {
+    const { body } = expect402(await gate.check(queryRequest(5, fixedTags()).request));
+    const { header, payer } = await signFirst(body);
+    const { request } = queryRequest(5, fixedTags(), header);
+    const failing = { ...request, runQuery: async () => Promise.reject(new BadRequestError("integer overflow")) };
+    await expect(gate.check(failing)).rejects.toThrow("integer overflow");
+    expect(proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect(ledger.unconfirmed()).toEqual([]);
+    expect(await devnet.balanceOf(payer.account.address)).toBe(1_000_000n);
+    // The payment lock was released: the same payment is processed again.
+    expectVerified(await gate.check(queryRequest(5, fixedTags(), header).request)).release();
+  });
+
+  test("verified but released without settling (the delivery failed): no attempt left, nothing charged", async () => {
+    const { body } = expect402(await gate.check(queryRequest(9, perRowTags()).request));
+    const { header, payer } = await signFirst(body);
+    const verified = expectVerified(await gate.check(queryRequest(9, perRowTags(), header).request));
+    expect(ledger.unconfirmed()).toHaveLength(1);
+    verified.release();
+    verified.release();
+    expect(ledger.unconfirmed()).toEqual([]);
+    expect(proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect(await devnet.balanceOf(payer.account.address)).toBe(1_000_000n);
   });
 
   test("settlement fails: 402 with PAYMENT-RESPONSE, no ledger row, nothing moved, the payment is free again", async () => {
@@ -312,12 +353,39 @@ describe("refusals", () => {
     proxy.setBehaviour({ verify: { kind: "status", status: 502 } });
     await expect(gate.check(queryRequest(5, fixedTags(), header).request)).rejects.toBeInstanceOf(FacilitatorError);
 
+    expect(ledger.unconfirmed()).toEqual([]);
+
     proxy.setBehaviour({ settle: { kind: "drop" } });
     const verified = expectVerified(await gate.check(queryRequest(5, fixedTags(), header).request));
     await expect(verified.settle({ rows: 5 })).rejects.toBeInstanceOf(FacilitatorError);
     verified.release();
     expect(ledger.list()).toEqual([]);
+    // /settle was asked and never answered: the outcome is unknown, so the attempt stays.
+    expect(ledger.unconfirmed()).toHaveLength(1);
   });
+
+  test("an unconfirmed attempt whose money did move is kept when the same payment is refused later", async () => {
+    // /settle answers after our client gave up: the transfer happens, we never hear of it.
+    const impatient = createPaymentGate({
+      facilitator: createFacilitatorClient({ url: proxy.url, timeoutMs: 300 }),
+      ledger,
+      maxTimeoutSeconds: 300,
+    });
+    const { body } = expect402(await impatient.check(queryRequest(4, fixedTags()).request));
+    const { header, payer } = await signFirst(body);
+    proxy.setBehaviour({ settle: { kind: "hook", before: () => Bun.sleep(600) } });
+    const verified = expectVerified(await impatient.check(queryRequest(4, fixedTags(), header).request));
+    await expect(verified.settle({ rows: 4 })).rejects.toBeInstanceOf(FacilitatorError);
+    verified.release();
+    for (let i = 0; i < 50 && (await devnet.balanceOf(payer.account.address)) === 1_000_000n; i++) await Bun.sleep(100);
+    expect(await devnet.balanceOf(payer.account.address)).toBe(1_000_000n - 7000n);
+
+    // Presented again, the facilitator refuses it (its nonce is used); the ledger keeps the row.
+    proxy.setBehaviour({});
+    const again = expect402(await impatient.check(queryRequest(4, fixedTags(), header).request));
+    expect(again.body.error).toMatch(/^The payment was not verified/);
+    expect(ledger.unconfirmed().map((e) => e.payer)).toEqual([payer.account.address]);
+  }, 15_000);
 
   test("an undecodable header is a 400 before any work or facilitator call", async () => {
     const { request, calls } = queryRequest(5, perRowTags(), "bm90IGEgcGF5bWVudA==");

@@ -112,18 +112,43 @@ describe("settlement attempts", () => {
     const path = join(dir, "attempts.sqlite");
     const ledger = openLedger(path);
     const { transaction: _t, settledAt: _s, ...rest } = entry();
-    ledger.begin({ ...rest, attemptedAt: new Date("2026-11-01T00:00:00Z") });
+    expect(ledger.begin({ ...rest, rows: null, attemptedAt: new Date("2026-11-01T00:00:00Z") })).toBe("new");
     expect(ledger.findByKey(rest.paymentKey)).toBeUndefined();
     expect(ledger.list()).toEqual([]);
     ledger.close();
     // The process stopped between asking the facilitator and hearing back: the attempt is still there.
     const reopened = openLedger(path);
     expect(reopened.unconfirmed().map((e) => e.paymentKey)).toEqual([rest.paymentKey]);
-    reopened.confirm(rest.paymentKey, { transaction: `0x${"cd".repeat(32)}`, payer: rest.payer, settledAt: new Date("2026-11-01T00:00:01Z") });
+    reopened.confirm(rest.paymentKey, { transaction: `0x${"cd".repeat(32)}`, payer: rest.payer, settledAt: new Date("2026-11-01T00:00:01Z"), rows: 12 });
     expect(reopened.unconfirmed()).toEqual([]);
-    expect(reopened.findByKey(rest.paymentKey)?.transaction).toBe(`0x${"cd".repeat(32)}`);
+    // The confirmation carries the rows delivered (a fixed-price attempt is begun before its query ran).
+    expect(reopened.findByKey(rest.paymentKey)).toMatchObject({ transaction: `0x${"cd".repeat(32)}`, rows: 12 });
+    // It is committed without waiting for fsync; every other write still does (synchronous=FULL).
+    expect(reopened.durability()).toEqual({ journalMode: "wal", synchronous: 2 });
     // A settled key cannot be attempted again.
     expect(() => reopened.begin({ ...rest, attemptedAt: new Date() })).toThrow();
+    reopened.close();
+  });
+
+  test("a second attempt of a payment whose first attempt is unconfirmed is 'resumed', and updates that row", () => {
+    const ledger = openLedger(join(dir, "resumed.sqlite"));
+    const { transaction: _t, settledAt: _s, ...rest } = entry();
+    expect(ledger.begin({ ...rest, attemptedAt: new Date("2026-11-01T00:00:00Z") })).toBe("new");
+    expect(ledger.begin({ ...rest, attemptedAt: new Date("2026-11-02T00:00:00Z") })).toBe("resumed");
+    expect(ledger.unconfirmed().map((e) => e.settledAt.toISOString())).toEqual(["2026-11-02T00:00:00.000Z"]);
+    ledger.close();
+  });
+
+  test("a confirmation survives closing and reopening the ledger", () => {
+    const path = join(dir, "confirmed.sqlite");
+    const ledger = openLedger(path);
+    const { transaction: _t, settledAt: _s, ...rest } = entry();
+    ledger.begin({ ...rest, attemptedAt: new Date() });
+    ledger.confirm(rest.paymentKey, { transaction: `0x${"ef".repeat(32)}`, payer: rest.payer, settledAt: new Date(), rows: 3 });
+    ledger.close();
+    const reopened = openLedger(path);
+    expect(reopened.unconfirmed()).toEqual([]);
+    expect(reopened.findByKey(rest.paymentKey)).toMatchObject({ transaction: `0x${"ef".repeat(32)}`, rows: 3 });
     reopened.close();
   });
 

@@ -1,0 +1,100 @@
+/**
+ * What overlaps the facilitator's /verify (DESIGN.md §6), through the real listening server: the
+ * settlement attempt is committed to the ledger, and a fixed-price query runs, while /verify is in
+ * flight. Whatever /verify answers, the ledger ends up exact — a refused payment leaves no attempt
+ * behind, a settled one is recorded with the rows delivered — and no data leaves unpaid.
+ */
+import { describe, expect, test } from "bun:test";
+import { type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
+import { arrowResult, decodeHeader, newPayer, queryUrl, type Payer } from "../support/paying.ts";
+
+let sandbox: PaidSandbox;
+let server: PaidServer;
+
+usePaidSandbox((started, paid) => {
+  sandbox = started;
+  server = paid;
+});
+
+const FUNDS = 1_000_000n;
+const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 40 AND 46";
+/** Fails while running (integer overflow in abs()), after validation. */
+const FAILING_SQL = "SELECT id, name FROM flat_items WHERE abs(-9223372036854775808) > 0 AND id BETWEEN 40 AND 46";
+
+/**
+ * Holds /verify until the server's attempt row is on disk (bounded wait), counts the unconfirmed
+ * rows seen then, and forwards the request to the real facilitator.
+ */
+function watchAttemptsDuringVerify(): { seen: () => number | null } {
+  let seen: number | null = null;
+  const before = server.unconfirmedRows().length;
+  sandbox.proxy.setBehaviour({
+    verify: {
+      kind: "hook",
+      before: async () => {
+        for (let i = 0; i < 100 && server.unconfirmedRows().length === before; i++) await Bun.sleep(20);
+        seen = server.unconfirmedRows().length - before;
+      },
+    },
+  });
+  return { seen: () => seen };
+}
+
+async function balances(payer: Payer) {
+  return { payer: await sandbox.devnet.balanceOf(payer.address), payTo: await sandbox.devnet.balanceOf(sandbox.devnet.payTo) };
+}
+
+describe("while /verify is in flight", () => {
+  test("the attempt is already in the ledger; once settled it is one settled row with the rows delivered", async () => {
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const watch = watchAttemptsDuringVerify();
+    const settledBefore = server.ledgerRows().length;
+    const unconfirmedBefore = server.unconfirmedRows().length;
+
+    const response = await payer.fetch(queryUrl(server.url, FIXED_SQL));
+    const { rows } = await arrowResult(response);
+    expect(rows.map((row) => row.id)).toEqual(sandbox.sqliteRows(FIXED_SQL).map((row) => row.id));
+    expect(decodeHeader(response.headers.get("PAYMENT-RESPONSE"))).toMatchObject({ success: true });
+    expect(watch.seen()).toBe(1);
+    expect(server.unconfirmedRows()).toHaveLength(unconfirmedBefore);
+    expect(server.ledgerRows()).toHaveLength(settledBefore + 1);
+    expect(server.ledgerRows().at(-1)).toMatchObject({ table_name: "flat_items", query: FIXED_SQL, rows: rows.length, payer: payer.address });
+  });
+
+  test("refused by /verify (unfunded payer): 402 without data, nothing charged, and the attempt is removed", async () => {
+    const payer = await newPayer(sandbox.devnet, 0n);
+    const watch = watchAttemptsDuringVerify();
+    const before = { settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) };
+
+    const response = await payer.fetch(queryUrl(server.url, FIXED_SQL));
+    expect(response.status).toBe(402);
+    const text = await response.text();
+    expect(JSON.parse(text).error).toContain("not verified");
+    for (const row of sandbox.sqliteRows(FIXED_SQL)) expect(text).not.toContain(String(row.name));
+    expect(watch.seen()).toBe(1);
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect({ settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) }).toEqual(before);
+  });
+});
+
+describe("a fixed-price query running alongside /verify", () => {
+  test("fails, and /verify refuses the payment: the refusal is the answer (402), the query's failure is discarded", async () => {
+    const payer = await newPayer(sandbox.devnet, 0n);
+    const unconfirmedBefore = server.unconfirmedRows().length;
+    const response = await payer.fetch(queryUrl(server.url, FAILING_SQL));
+    expect(response.status).toBe(402);
+    expect((await response.json()).error).toContain("not verified");
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect(server.unconfirmedRows()).toHaveLength(unconfirmedBefore);
+  });
+
+  test("fails, and /verify accepts the payment: 400, never settled, nothing charged, no attempt left", async () => {
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const before = { settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) };
+    const response = await payer.fetch(queryUrl(server.url, FAILING_SQL));
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("integer overflow");
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect({ settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) }).toEqual(before);
+  });
+});
