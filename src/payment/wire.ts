@@ -7,16 +7,18 @@
 import Type, { type Static } from "typebox";
 import { Compile } from "typebox/compile";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
-import { safeBase64Encode } from "@x402/core/utils";
 import { BadRequestError } from "../errors.ts";
 
 export const PAYMENT_REQUIRED = "PAYMENT-REQUIRED";
 export const PAYMENT_SIGNATURE = "PAYMENT-SIGNATURE";
 export const PAYMENT_RESPONSE = "PAYMENT-RESPONSE";
 
-/** Standard base64 of the UTF-8 JSON of `value`: the encoding of every x402 V2 header. */
+/**
+ * Standard base64 of the UTF-8 JSON of `value`: the encoding of every x402 V2 header. The same
+ * bytes as @x402/core's `safeBase64Encode`, which builds a string per byte (a 402 body is ~1 KB).
+ */
 export function encodeHeaderJson(value: unknown): string {
-  return safeBase64Encode(JSON.stringify(value));
+  return Buffer.from(JSON.stringify(value), "utf8").toString("base64");
 }
 
 const Address = Type.String({ pattern: "^0x[0-9a-fA-F]{40}$" });
