@@ -1,8 +1,9 @@
 /**
  * Item 5: paid queries through the devnet facilitator (anvil + test token + real x402 facilitator).
  * Fixed price: arrow402 against the x402 reference server (hono + @x402/hono on Bun, same
- * facilitator, same price, same body), requests alternating. Per row: how many passes over the
- * table a per_row purchase makes, from the bytes the server process reads (/proc/PID/io).
+ * facilitator, same price, same body), after a warm-up, in pairs alternating which goes first.
+ * Per row: how many passes over the table a per_row purchase makes, from the bytes the server
+ * process reads (/proc/PID/io).
  */
 import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +19,10 @@ import type { ReferenceSettings } from "./x402-reference-server.ts";
 const FIXED_SQL = "SELECT id, block, ts, address, amount, nonce FROM fixed_transfers LIMIT 10";
 const PER_ROW_SQL = TABLE_SQL.replace("transfers", "per_row_transfers");
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
+/** Untimed paid requests per server before timing (each pair takes ~30 ms). */
+const WARMUP_PAIRS = 10;
+/** Timed pairs at least: the medians of a few milliseconds' difference need more than 9 samples. */
+const MIN_FIXED_PAIRS = 30;
 
 export async function measurePayments(dbPath: string, rowCount: number, fixedRuns: number, perRowRuns: number): Promise<SectionResult> {
   const devnet = await startDevnet();
@@ -69,11 +74,18 @@ export async function measurePayments(dbPath: string, rowCount: number, fixedRun
     const warm = await payer.pay(referenceUrl);
     if (Buffer.compare(warm.body, first.body) !== 0) throw new Error("the reference server returned another body");
 
+    // Steady state, compared fairly: both servers first serve the same number of untimed paid
+    // requests (JIT warm-up; one cold request each would weigh on a 9-run median), then the pairs
+    // alternate which server goes first, so neither always follows the other's settlement.
+    for (let i = 0; i < WARMUP_PAIRS; i++) {
+      await payer.pay(referenceUrl);
+      await payer.pay(fixedUrl);
+    }
     const oursMs: number[] = [];
     const referenceMs: number[] = [];
-    for (let run = 0; run < fixedRuns; run++) {
-      referenceMs.push((await payer.pay(referenceUrl)).paidMs);
-      oursMs.push((await payer.pay(fixedUrl)).paidMs);
+    for (let run = 0; run < Math.max(fixedRuns, MIN_FIXED_PAIRS); run++) {
+      const order = run % 2 === 0 ? [referenceUrl, fixedUrl] : [fixedUrl, referenceUrl];
+      for (const url of order) (url === fixedUrl ? oursMs : referenceMs).push((await payer.pay(url)).paidMs);
     }
     const perRow = await measurePerRow(ours, payer, dbPath, rowCount, perRowRuns);
     const fixed = median(oursMs);
