@@ -6,6 +6,7 @@
 import { Database } from "bun:sqlite";
 import { arrowKindFor, type ArrowKind } from "../arrow/types.ts";
 import type { TableConfig } from "../config/types.ts";
+import { projectedTable } from "../sql/view-shape.ts";
 
 export interface ColumnInfo {
   name: string;
@@ -22,6 +23,11 @@ export interface TableInfo {
   columns: ColumnInfo[];
   /** False for views and WITHOUT ROWID tables. */
   hasRowid: boolean;
+  /**
+   * A LIMIT n query with no WHERE and no ORDER BY reads at most n stored rows: true for tables, and
+   * for views that only pick columns of one table (sql/view-shape.ts).
+   */
+  limitBounded: boolean;
   config: TableConfig;
 }
 
@@ -80,11 +86,20 @@ export function readCatalog(db: Database, tables: TableConfig[]): { catalog: Cat
       }
     }
     const withoutRowid = row.type === "table" && /\bWITHOUT\s+ROWID\b/i.test(row.sql ?? "");
-    infos.push({ name: row.name, columns, hasRowid: row.type === "table" && !withoutRowid, config });
+    const limitBounded = row.type === "table" || projectsATable(db, row.sql);
+    infos.push({ name: row.name, columns, hasRowid: row.type === "table" && !withoutRowid, limitBounded, config });
   });
   const byName = new Map(infos.map((t) => [t.name.toLowerCase(), t]));
   return {
     catalog: { tables: infos, table: (name) => byName.get(name.toLowerCase()) },
     problems,
   };
+}
+
+/** A view that only picks columns of one table (not of another view: its shape is not checked). */
+function projectsATable(db: Database, viewSql: string | null): boolean {
+  const base = viewSql === null ? null : projectedTable(viewSql);
+  if (base === null) return false;
+  const found = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE").get(base);
+  return (found?.n ?? 0) > 0;
 }

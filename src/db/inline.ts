@@ -1,8 +1,8 @@
 /**
- * Provably small reads on the HTTP thread. A query over a table (not a view) with no WHERE and no
- * ORDER BY makes SQLite read at most LIMIT + OFFSET rows and stop, with no expression evaluated per
- * row (the select list holds only columns): its cost is bounded and tiny, smaller than the round
- * trip to a worker. Every other query runs on the worker pool, so a long query still never stalls
+ * Provably small reads on the HTTP thread. A query over a table (or a view that only picks columns
+ * of one table) with no WHERE and no ORDER BY makes SQLite read at most LIMIT + OFFSET rows and
+ * stop, with no expression evaluated per row (the select list holds only columns): its cost is
+ * bounded and tiny, smaller than the round trip to a worker. Every other query runs on the worker pool, so a long query still never stalls
  * other requests.
  *
  * Small reads share one read transaction for at most SNAPSHOT_MS. Starting a read transaction
@@ -43,7 +43,7 @@ export class InlineReader {
   }
 
   eligible(query: ValidatedQuery): boolean {
-    if (!query.table.hasRowid || query.filtered || query.ordered || query.limit === null) return false;
+    if (!query.table.limitBounded || query.filtered || query.ordered || query.limit === null) return false;
     return query.limit + (query.offset ?? 0) <= INLINE_MAX_ROWS && query.limit <= this.maxRows;
   }
 
