@@ -22,7 +22,7 @@ const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 /** Untimed paid requests per server before timing (each pair takes ~30 ms). */
 const WARMUP_PAIRS = 10;
 /** Timed pairs at least: the medians of a few milliseconds' difference need more than 9 samples. */
-const MIN_FIXED_PAIRS = 30;
+const MIN_FIXED_PAIRS = 60;
 
 export async function measurePayments(dbPath: string, rowCount: number, fixedRuns: number, perRowRuns: number): Promise<SectionResult> {
   const devnet = await startDevnet();
