@@ -65,7 +65,7 @@ export interface CountJob {
 export interface StripeJob {
   type: "stripe";
   id: number;
-  /** The query restricted to `rowid >= ?1 AND rowid < ?2`. */
+  /** The query restricted to `rowid >= ?1 AND rowid <= ?2`. */
   rangeSql: string;
   /** `SELECT min(rowid), max(rowid)` of the table: read first, it takes the shared lock. */
   boundsSql: string;
@@ -80,7 +80,7 @@ export type ToWorker =
   | RunJob
   | CountJob
   | StripeJob
-  /** Rows with lo ≤ rowid < hi, as one record batch (or none when the range holds no rows). */
+  /** Rows with lo ≤ rowid ≤ hi, as one record batch (or none when the range holds no rows). */
   | { type: "range"; id: number; seq: number; lo: bigint; hi: bigint }
   /** The scan is over (or abandoned): end the read transaction. */
   | { type: "stripe-end"; id: number }

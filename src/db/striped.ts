@@ -1,7 +1,7 @@
 /**
  * A whole-table scan split across two workers. `SELECT columns FROM table`, with no WHERE, ORDER
  * BY or LIMIT, on a table SQLite scans in rowid order, is read range by range: rowids
- * [min, min + R), [min + R, min + 2R), … go to the workers as they free up, and the batches go to
+ * [min, min + R − 1], [min + R, min + 2R − 1], … up to max go to the workers as they free up, and the batches go to
  * the response in range order, so the stream holds the rows a single scan returns, in its order.
  *
  * One snapshot: the first worker opens its read transaction and takes the shared lock before the
@@ -181,12 +181,14 @@ export class StripedScan extends ResultStream {
 
   /** Gives each worker ranges up to its queue, within the window of ranges the response has not taken. */
   private handOut(): void {
-    const { min } = this.bounds!;
+    const { min, max } = this.bounds!;
     for (const [slot, queued] of this.queued) {
       let count = queued;
       while (count < QUEUED_PER_WORKER && this.nextRange < this.ranges && this.nextRange - this.taken < WINDOW) {
         const lo = min + BigInt(this.nextRange) * BigInt(RANGE_ROWIDS);
-        slot.worker.postMessage({ type: "range", id: this.o.id, seq: this.nextRange, lo, hi: lo + BigInt(RANGE_ROWIDS) } satisfies ToWorker);
+        const last = lo + BigInt(RANGE_ROWIDS - 1);
+        const hi = last < max ? last : max;
+        slot.worker.postMessage({ type: "range", id: this.o.id, seq: this.nextRange, lo, hi } satisfies ToWorker);
         count++;
         this.nextRange++;
       }

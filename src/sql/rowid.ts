@@ -56,13 +56,14 @@ export function rowidBoundsSql(q: ValidatedQuery): string | null {
 }
 
 /**
- * The query restricted to `?1 ≤ rowid < ?2`, and the same with the rowid appended (`rowidSql`);
+ * The query restricted to `?1 ≤ rowid ≤ ?2` (inclusive: a range ending at the largest rowid needs
+ * no bound past 2^63 − 1), and the same with the rowid appended (`rowidSql`);
  * only for a query with no WHERE, ORDER BY or LIMIT, whose text ends with its FROM table.
  */
 export function rowidRangeSql(q: ValidatedQuery): { range: string; rangeWithRowid: () => string | null } | null {
   const rowid = rowidOf(q.table);
   if (rowid === null || q.filtered || q.ordered || q.limit !== null || q.offset !== null) return null;
-  const where = ` WHERE ${rowid.qualified} >= ?1 AND ${rowid.qualified} < ?2`;
+  const where = ` WHERE ${rowid.qualified} >= ?1 AND ${rowid.qualified} <= ?2`;
   return {
     range: q.sql + where,
     rangeWithRowid: () => {

@@ -24,7 +24,7 @@ let two: QueryExecutor;
 let one: QueryExecutor;
 let wal: QueryExecutor;
 
-const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span"];
+const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span", "top"];
 
 beforeAll(() => {
   const dir = tempDir();
@@ -37,6 +37,7 @@ beforeAll(() => {
   db.run("CREATE TABLE misfit (id INTEGER PRIMARY KEY, n INTEGER)");
   db.run("CREATE TABLE empty (id INTEGER PRIMARY KEY, v TEXT)");
   db.run("CREATE TABLE wide_span (id INTEGER PRIMARY KEY, v TEXT)");
+  db.run("CREATE TABLE top (id INTEGER PRIMARY KEY, v TEXT)");
   db.transaction(() => {
     const dense = db.prepare("INSERT INTO dense VALUES (?, ?, ?, ?)");
     for (let i = 1; i <= 100_000; i++) dense.run(i, i * 7919 - 2 ** 40, i % 13 === 0 ? null : `row ${i} ✓`, i % 5 === 0 ? null : i / 3);
@@ -47,6 +48,9 @@ beforeAll(() => {
     for (let i = 1; i <= 20_000; i++) covered.run(i, `a${(i * 7) % 1000}`, `b${i}`);
     const misfit = db.prepare("INSERT INTO misfit VALUES (?, ?)");
     for (let i = 1; i <= 30_000; i++) misfit.run(i, i === 17_777 ? "seventeen" : i);
+    // The largest rowids SQLite allows: the last range ends at 2^63 − 1, not past it.
+    const top = db.prepare("INSERT INTO top VALUES (?, ?)");
+    for (let i = 0n; i < 10_000n; i++) top.run(2n ** 63n - 1n - i, `t${i}`);
     // Ten rows over a span larger than max_rows: only a count can prove the limit.
     for (let i = 0; i < 10; i++) db.run("INSERT INTO wide_span VALUES (?, ?)", [1 + i * 100_000, `w${i}`]);
   })();
@@ -112,6 +116,7 @@ describe("a whole-table scan on two workers", () => {
     ["SELECT * FROM dense", 100_000],
     ["SELECT t, id, r FROM dense", 100_000],
     ["SELECT label, k FROM sparse", 30_000],
+    ["SELECT * FROM top", 10_000],
   ])("%s: the rows and order of one SQLite scan", async (sql, rows) => {
     let table!: Table;
     expect(await splitCount(two, async () => (table = await decode(await two.stream(validated(sql)))))).toBe(1);
