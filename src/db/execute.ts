@@ -53,6 +53,11 @@ export class QueryExecutor {
     this.stripes.close();
   }
 
+  /** Whether the query is a provably small read (see inline.ts): cheap whatever the data. */
+  isSmall(query: ValidatedQuery): boolean {
+    return this.inline.eligible(query);
+  }
+
   /** A provably small read done on this thread (see inline.ts), or null for the worker pool. */
   private readInline(query: ValidatedQuery) {
     return this.inline.eligible(query) ? this.inline.read(query) : null;

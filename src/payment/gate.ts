@@ -38,6 +38,12 @@ export interface GateRequest {
    * has completed; after it has run, any outcome — even `free` — should reuse its result.
    */
   runQuery?: () => Promise<{ rows: number }>;
+  /**
+   * The query is provably cheap (a small read, db/inline.ts), so a fixed-price one may run while
+   * /verify is in flight. Any other query runs only once the payment is verified: a forged header
+   * must not make the server scan a table.
+   */
+  runQueryEarly?: boolean;
   tableName: string;
   /** The SQL; null for the metadata endpoint. */
   query: string | null;
@@ -122,13 +128,14 @@ export function createPaymentGate(deps: PaymentGateDeps): PaymentGate {
     if (offer === undefined) return quote(req, MSG.noMatch);
 
     // Three things overlap the /verify round trip, each needed before /settle (DESIGN.md §6):
-    // the request to /verify is sent first; then a fixed-price query starts in a worker, if the
+    // the request to /verify is sent first; then a provably cheap fixed-price query runs, if the
     // signed authorization agrees with the offer (so a header that merely decodes never makes the
     // server work); then the settlement attempt is committed to the ledger (an fsync, blocking
     // this thread while the facilitator works). A refused or failed verification removes the
     // attempt and discards the result: nothing is delivered, nothing is charged.
     const verification = deps.facilitator.verify(payload, offer.requirement);
-    const work = offer.rows === null && req.runQuery !== undefined && authorizationAgrees(payload, offer) ? req.runQuery() : null;
+    const early = offer.rows === null && req.runQuery !== undefined && req.runQueryEarly === true && authorizationAgrees(payload, offer);
+    const work = early ? req.runQuery!() : null;
     // Observed below; these keep a rejection that arrives while `begin` throws from going unhandled.
     verification.catch(() => {});
     work?.catch(() => {});

@@ -52,6 +52,7 @@ export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: s
     paymentSignature,
     signal,
     countRows: () => countWithinLimit(deps, query),
+    runQueryEarly: deps.executor.isSmall(query),
     runQuery: async () => {
       buffered = await deps.executor.collect(query);
       return { rows: buffered.rows };

@@ -1,8 +1,9 @@
 /**
  * What overlaps the facilitator's /verify (DESIGN.md §6), through the real listening server: the
- * settlement attempt is committed to the ledger, and a fixed-price query runs, while /verify is in
- * flight. Whatever /verify answers, the ledger ends up exact — a refused payment leaves no attempt
- * behind, a settled one is recorded with the rows delivered — and no data leaves unpaid.
+ * settlement attempt is committed to the ledger (and a provably cheap fixed-price query runs) while
+ * /verify is in flight. Whatever /verify answers, the ledger ends up exact — a refused payment
+ * leaves no attempt behind, a settled one is recorded with the rows delivered — no data leaves
+ * unpaid, and a query that fails is never charged.
  */
 import { describe, expect, test } from "bun:test";
 import { type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
@@ -77,7 +78,7 @@ describe("while /verify is in flight", () => {
   });
 });
 
-describe("a fixed-price query running alongside /verify", () => {
+describe("a fixed-price query that fails while running", () => {
   test("fails, and /verify refuses the payment: the refusal is the answer (402), the query's failure is discarded", async () => {
     const payer = await newPayer(sandbox.devnet, 0n);
     const unconfirmedBefore = server.unconfirmedRows().length;

@@ -64,7 +64,7 @@ const perRowTags = (): PriceTag[] => [perRow(100n, { token, payTo: devnet.payTo,
 const fixedTags = (): PriceTag[] => [fixed(7000n, { token, payTo: devnet.payTo })];
 
 /** A query request over the real table, counting how often the gate counts and runs it. */
-function queryRequest(maxId: number, tags: PriceTag[], paymentSignature: string | null = null) {
+function queryRequest(maxId: number, tags: PriceTag[], paymentSignature: string | null = null, runQueryEarly = true) {
   const calls = { count: 0, run: 0 };
   const sql = `SELECT * FROM swaps WHERE id <= ${maxId}`;
   const request: GateRequest = {
@@ -73,6 +73,7 @@ function queryRequest(maxId: number, tags: PriceTag[], paymentSignature: string 
     query: sql,
     resource: { url: `http://localhost:4021/api/query?query=${encodeURIComponent(sql)}`, description: "DEX swaps", mimeType: ARROW },
     paymentSignature,
+    runQueryEarly,
     countRows: async () => {
       calls.count += 1;
       return data.query<{ n: number }, []>(`SELECT count(*) AS n FROM (${sql})`).get()!.n;
@@ -299,6 +300,27 @@ describe("refusals", () => {
     expect(calls).toEqual({ count: 0, run: 0 });
     expect(proxy.counts).toMatchObject({ verify: 1, settle: 0 });
     expect(ledger.unconfirmed()).toEqual([]);
+  });
+
+  test("fixed: a query that is not provably cheap does not run before /verify, which refuses the payment", async () => {
+    const { body } = expect402(await gate.check(queryRequest(5, fixedTags()).request));
+    const { header } = await signFirst(body, 0n);
+    const { request, calls } = queryRequest(5, fixedTags(), header, false);
+    const result = expect402(await gate.check(request));
+    expect(result.body.error).toMatch(/^The payment was not verified/);
+    expect(calls).toEqual({ count: 0, run: 0 });
+    expect(proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect(ledger.unconfirmed()).toEqual([]);
+  });
+
+  test("fixed: a query that is not provably cheap runs only once verified", async () => {
+    const { body } = expect402(await gate.check(queryRequest(5, fixedTags()).request));
+    const { header } = await signFirst(body);
+    const { request, calls } = queryRequest(5, fixedTags(), header, false);
+    const verified = expectVerified(await gate.check(request));
+    expect(calls).toEqual({ count: 0, run: 0 }); // the caller runs it now, before settling
+    expect((await verified.settle({ rows: 5 })).kind).toBe("settled");
+    verified.release();
   });
 
   test("fixed: a query that fails after /verify accepted the payment is never settled, and leaves no attempt", async () => {
