@@ -46,6 +46,11 @@ export interface ReadOnlyOptions {
   busyTimeoutMs?: number;
 }
 
+/** SQLITE_BUSY (and its extended codes): a writer holds a lock this read would need. */
+export function isBusy(error: unknown): boolean {
+  return String((error as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY");
+}
+
 export function openReadOnly(path: string, options: ReadOnlyOptions = {}): Database {
   const db = new Database(path, { readonly: true, strict: true, safeIntegers: options.safeIntegers ?? false });
   // Belt and braces on top of the read-only open (a second layer, like Datasette).

@@ -15,7 +15,7 @@
 import type { Database } from "bun:sqlite";
 import { createStreamEncoder, ValueDoesNotFit, type StreamEncoder } from "../arrow/encode.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
-import { openReadOnly } from "./catalog.ts";
+import { isBusy, openReadOnly } from "./catalog.ts";
 import { encoderColumns } from "./protocol.ts";
 
 /** The most rows an inline read may touch (LIMIT + OFFSET). */
@@ -98,9 +98,4 @@ export class InlineReader {
     this.closeSnapshot();
     this.db.close();
   }
-}
-
-/** SQLITE_BUSY (and its extended codes): a writer holds a lock this read would need. */
-function isBusy(error: unknown): boolean {
-  return String((error as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY");
 }

@@ -97,11 +97,13 @@ export class StripedScan extends ResultStream {
   private nextToQueue = 0;
   private taken = 0;
   private rows = 0;
+  private readonly columns;
   private readonly encoder;
 
   constructor(private readonly o: StripedScanOptions) {
     super();
-    this.encoder = createStreamEncoder(encoderColumns(o.query));
+    this.columns = encoderColumns(o.query);
+    this.encoder = createStreamEncoder(this.columns);
     this.timer = new TimeBudget(o.queryTimeoutMs, () => this.abandon(timeLimitError(o.queryTimeoutMs)));
     this.timer.start();
     this.begin(o.first, true);
@@ -110,15 +112,14 @@ export class StripedScan extends ResultStream {
   private begin(slot: WorkerSlot, wait: boolean): void {
     this.held.add(slot);
     slot.onMessage = (msg) => msg.id === this.o.id && this.onMessage(slot, msg);
-    const q = this.o.query;
     slot.worker.postMessage({
       type: "stripe",
       id: this.o.id,
       rangeSql: this.o.plan.rangeSql,
       boundsSql: this.o.plan.boundsSql,
       wait,
-      table: q.table.name,
-      columns: encoderColumns(q),
+      table: this.o.query.table.name,
+      columns: this.columns,
     } satisfies StripeJob);
   }
 

@@ -5,7 +5,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import { createStreamEncoder, ValueDoesNotFit, type Row } from "../arrow/encode.ts";
-import { openReadOnly } from "./catalog.ts";
+import { isBusy, openReadOnly } from "./catalog.ts";
 import { MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
 
 declare const self: Worker;
@@ -182,8 +182,7 @@ function beginStripe(job: StripeJob): void {
     send({ type: "stripe-ready", id: job.id, min, max });
   } catch (error) {
     db!.run("COMMIT");
-    const busy = String((error as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY");
-    send(busy && !job.wait ? { type: "stripe-busy", id: job.id } : errorMessage(job.id, error));
+    send(isBusy(error) && !job.wait ? { type: "stripe-busy", id: job.id } : errorMessage(job.id, error));
   } finally {
     if (!job.wait) db!.run(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
   }
