@@ -1,0 +1,111 @@
+/**
+ * The payment store: every piece of payment state, behind one asynchronous interface, so that one
+ * process (SQLite, the default) and any number of replicas (PostgreSQL, `ledger.url`) run the same
+ * payment flow. Implementations: store/sqlite.ts, store/postgres.ts; one contract test runs
+ * against both.
+ *
+ * A payment is identified by its key (network|asset|from|nonce, lower-case: wire.ts `paymentKey`);
+ * the EIP-3009 nonce is unique per token and payer, so a key names one possible transfer.
+ *
+ * Life of a record:
+ *   begin   → status `settling`: committed durably *before* the facilitator is asked to settle,
+ *             so a crash after the money moved leaves a record, never nothing.
+ *   confirm → status `settled`, with the transaction hash and the rows delivered.
+ *   abandon → the `settling` record is deleted: only while no money can have moved because of it
+ *             (before /settle was asked, or /settle answered `success:false`).
+ * A record is only ever changed by the request that created it (or by recovery, which confirms an
+ * attempt whose transfer is found on chain): a refused request never rewrites another's record.
+ */
+
+export type PaymentStatus = "settling" | "settled";
+
+export interface PaymentRecord {
+  status: PaymentStatus;
+  /** When the attempt began (settling) or the facilitator confirmed settlement (settled). */
+  settledAt: Date;
+  tableName: string;
+  /** The paid resource's URL (for a query, the SQL is part of it). */
+  resourceUrl: string;
+  /** The SQL for a query; null for metadata. */
+  query: string | null;
+  /** Rows delivered (settled), or the rows the price was computed from (settling); null for metadata and unknown. */
+  rows: number | null;
+  /** Smallest token units. */
+  amount: bigint;
+  asset: string;
+  network: string;
+  payer: string;
+  payTo: string;
+  /** The settlement's transaction hash ('' while settling). */
+  transaction: string;
+  /** network|asset|from|nonce, lower-case (wire.ts `paymentKey`). */
+  paymentKey: string;
+  /** The x402 `payment-identifier` extension's id, when the payload carried one (unique). */
+  paymentId: string | null;
+  /** EIP-3009 validBefore (Unix seconds). */
+  validBefore: bigint;
+  /** JSON of the signed `payload` (signature and authorization), to recognise the same payment. */
+  signedPayload: string;
+}
+
+/** What is known before settling: everything but the facilitator's answer. */
+export type SettlementAttempt = Omit<PaymentRecord, "status" | "transaction" | "settledAt"> & { attemptedAt: Date };
+
+export interface Settlement {
+  transaction: string;
+  payer: string;
+  settledAt: Date;
+  /** Rows delivered; null for metadata. */
+  rows: number | null;
+}
+
+export interface PaymentTotal {
+  tableName: string;
+  network: string;
+  asset: string;
+  payments: number;
+  amount: bigint;
+}
+
+/** The one-request-per-payment lock, held by this request until `release`. */
+export interface Claim {
+  /** Frees the payment for other requests (any replica); idempotent. */
+  release(): Promise<void>;
+}
+
+export interface PaymentStore {
+  /** Where the state lives, for messages and logs: a path, or a URL without credentials. */
+  readonly location: string;
+  /**
+   * Takes the one-request-per-payment lock for `paymentKey` across every process sharing the
+   * store; null when another request holds it. The lock expires after `ttlMs` so that a holder
+   * that died (SIGKILL, a lost replica) does not block the payment forever.
+   */
+  claim(paymentKey: string, ttlMs: number): Promise<Claim | null>;
+  /** The record of a payment, settled or settling. */
+  find(paymentKey: string): Promise<PaymentRecord | undefined>;
+  /** The record carrying this payment-identifier id, settled or settling. */
+  findByPaymentId(paymentId: string): Promise<PaymentRecord | undefined>;
+  /**
+   * Commits a settlement attempt (`settling`) durably. Throws when a record already exists for
+   * the key (or the payment id): an attempt never overwrites another record.
+   */
+  begin(attempt: SettlementAttempt): Promise<void>;
+  /**
+   * Marks a `settling` attempt settled. Committed before returning (it may skip waiting for the
+   * disk: a power loss can then only turn it back into `settling`, never lose it). Throws when
+   * there is no `settling` attempt for the key.
+   */
+  confirm(paymentKey: string, settlement: Settlement): Promise<void>;
+  /** Deletes a `settling` attempt (nothing was charged); a settled record is never deleted. */
+  abandon(paymentKey: string): Promise<void>;
+  /** Settled payments, oldest first. */
+  list(filter?: { since?: Date }): Promise<PaymentRecord[]>;
+  /** Attempts whose outcome is unknown (the process stopped or the facilitator never answered), oldest first. */
+  unconfirmed(): Promise<PaymentRecord[]>;
+  /** Settled totals per table, network and asset, sorted by table then network. */
+  totals(filter?: { since?: Date }): Promise<PaymentTotal[]>;
+  /** Resolves when the store answers a trivial query (readiness); rejects otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
