@@ -14,6 +14,7 @@ import { expandEnv, type Env } from "./env.ts";
 import { describeKind, isRecord, Problems } from "./problems.ts";
 import { ConfigSchema, DEFAULTS } from "./schema.ts";
 import { collectSchemaProblems } from "./schema-problems.ts";
+import { resolveRpcUrls } from "./rpc.ts";
 import { resolveFacilitator, resolveServer, sectionOf } from "./server.ts";
 import { resolveTables } from "./tables.ts";
 import type { Config } from "./types.ts";
@@ -57,6 +58,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
   const server = resolveServer(config.server, problems);
   const facilitator = resolveFacilitator(config.facilitator, problems);
   const tokens = resolveTokens(config.tokens, problems);
+  const rpcUrls = resolveRpcUrls(config.rpc_urls, problems);
   const tables = resolveTables(config.tables, tokens, problems);
   const tableNames = tables.map((table) => table.name).filter((name) => name !== "");
   const dashboards = config.dashboards === undefined ? undefined : resolveDashboards(config.dashboards, tableNames, baseDir, problems);
@@ -87,7 +89,10 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
       maxRows: numberOr(limits, "max_rows", DEFAULTS.maxRows),
       queryTimeoutMs: numberOr(limits, "query_timeout_ms", DEFAULTS.queryTimeoutMs),
       maxQueryBytes: numberOr(limits, "max_query_bytes", DEFAULTS.maxQueryBytes),
+      maxConcurrentPerClient: numberOr(limits, "max_concurrent_per_client", DEFAULTS.maxConcurrentPerClient),
+      sendTimeoutMs: numberOr(limits, "send_timeout_ms", DEFAULTS.sendTimeoutMs),
     },
+    rpcUrls,
     tokens: tokens.tokens,
     tables,
     ...(dashboards === undefined ? {} : { dashboards }),

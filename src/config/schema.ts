@@ -22,6 +22,8 @@ export const DEFAULTS = {
   maxRows: 1_000_000,
   queryTimeoutMs: 10_000,
   maxQueryBytes: 16_384,
+  maxConcurrentPerClient: 0,
+  sendTimeoutMs: 60_000,
   dashboardsRoot: "./dashboards",
 } as const;
 
@@ -147,6 +149,9 @@ export const ConfigSchema = Type.Object(
           bind: Type.Optional(Type.String({ default: DEFAULTS.bind, description: "host:port to listen on" })),
           base_url: Type.Optional(Type.String({ description: "public URL of the server, used in offers" })),
           cors_origins: Type.Optional(Type.Array(Type.String(), { default: DEFAULTS.corsOrigins })),
+          trust_proxy: Type.Optional(
+            Type.String({ description: "request header holding the client address set by a trusted proxy, e.g. X-Forwarded-For" }),
+          ),
         },
         closed,
       ),
@@ -178,10 +183,15 @@ export const ConfigSchema = Type.Object(
           max_rows: Type.Optional(Count("largest result returned", 1, { default: DEFAULTS.maxRows })),
           query_timeout_ms: Type.Optional(Count("longest query run", 1, { default: DEFAULTS.queryTimeoutMs })),
           max_query_bytes: Type.Optional(Count("longest SQL text accepted", 1, { default: DEFAULTS.maxQueryBytes })),
+          max_concurrent_per_client: Type.Optional(
+            Count("queries one client address may run at once (0: no limit)", 0, { default: DEFAULTS.maxConcurrentPerClient }),
+          ),
+          send_timeout_ms: Type.Optional(Count("longest a response waits for its client to read", 1, { default: DEFAULTS.sendTimeoutMs })),
         },
         closed,
       ),
     ),
+    rpc_urls: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "JSON-RPC endpoints by chain id" })),
     tokens: Type.Optional(Type.Record(Type.String(), CustomTokenSchema, { description: "custom tokens by key" })),
     tables: Type.Array(TableSchema, { minItems: 1, description: "the tables to publish, at least one" }),
     dashboards: Type.Optional(

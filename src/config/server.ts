@@ -63,7 +63,7 @@ function checkOrigin(origin: string, path: ConfigPath, problems: Problems): bool
 export function resolveServer(raw: unknown, problems: Problems): Config["server"] | undefined {
   const section = sectionOf(raw);
   if (section === undefined) return undefined;
-  const { bind = DEFAULTS.bind, base_url: baseUrlText, cors_origins: origins = [...DEFAULTS.corsOrigins] } = section;
+  const { bind = DEFAULTS.bind, base_url: baseUrlText, cors_origins: origins = [...DEFAULTS.corsOrigins], trust_proxy: trustProxy } = section;
   const address = typeof bind === "string" ? parseBind(bind, ["server", "bind"], problems) : undefined;
   let baseUrl: string | undefined;
   if (typeof baseUrlText === "string") {
@@ -75,8 +75,18 @@ export function resolveServer(raw: unknown, problems: Problems): Config["server"
   const originsOk =
     Array.isArray(origins) &&
     origins.map((origin, index) => typeof origin === "string" && checkOrigin(origin, ["server", "cors_origins", index], problems)).every(Boolean);
-  if (address === undefined || baseUrl === undefined || !originsOk) return undefined;
-  return { host: address.host, port: address.port, baseUrl, corsOrigins: origins as string[] };
+  const proxyOk = trustProxy === undefined || (typeof trustProxy === "string" && HEADER_NAME.test(trustProxy));
+  if (!proxyOk && typeof trustProxy === "string") {
+    problems.add(["server", "trust_proxy"], `${JSON.stringify(trustProxy)} is not an HTTP header name; write the header your proxy sets, e.g. X-Forwarded-For`);
+  }
+  if (address === undefined || baseUrl === undefined || !originsOk || !proxyOk) return undefined;
+  return {
+    host: address.host,
+    port: address.port,
+    baseUrl,
+    corsOrigins: origins as string[],
+    trustProxy: typeof trustProxy === "string" ? trustProxy.toLowerCase() : null,
+  };
 }
 
 export function resolveFacilitator(raw: unknown, problems: Problems): Config["facilitator"] | undefined {

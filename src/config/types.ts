@@ -81,6 +81,8 @@ export interface Config {
     port: number;
     baseUrl: string;
     corsOrigins: string[];
+    /** Lower-case name of the header a trusted proxy puts the client address in; null: the socket's address. */
+    trustProxy: string | null;
   };
   facilitator: {
     url: string;
@@ -97,7 +99,13 @@ export interface Config {
     maxRows: number;
     queryTimeoutMs: number;
     maxQueryBytes: number;
+    /** Queries one client address may run at once; 0 means no limit. */
+    maxConcurrentPerClient: number;
+    /** A response whose client reads nothing for this long is cut. */
+    sendTimeoutMs: number;
   };
+  /** JSON-RPC endpoints by chain id (built-in defaults included), to confirm settlements on chain. */
+  rpcUrls: Record<number, string>;
   /** Built-in plus custom tokens, by key. */
   tokens: Record<string, TokenInfo>;
   tables: TableConfig[];

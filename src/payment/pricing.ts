@@ -52,9 +52,10 @@ export function perRowAmount(tag: PerRowPriceTag, rows: number): bigint {
 }
 
 /**
- * Offers for a query. `rowCount` null means "not counted": only fixed offers are returned (used to
- * match a fixed `accepted` before doing any work). Throws BadRequestError when rows were counted
- * and no tag applies (outside every tier, no fixed tag).
+ * Offers for a query from the table's price tags. `rowCount` null means "not counted": only fixed
+ * offers are returned (used to match a fixed `accepted` before doing any work). Throws
+ * BadRequestError when rows were counted and no tag applies (outside every tier, no fixed tag).
+ * metadata_price tags price only an empty result (see below); per_row and fixed tags the rest.
  */
 export function offersForQuery(tags: PriceTag[], rowCount: number | null, opts: OfferOptions): Offer[] {
   const perRow = tags.filter((tag): tag is PerRowPriceTag => tag.type === "per_row");
@@ -65,6 +66,13 @@ export function offersForQuery(tags: PriceTag[], rowCount: number | null, opts: 
       const amount = perRowAmount(tag, rowCount);
       offers.push({ tag, amount, rows: rowCount, requirement: requirementFor(tag, amount, opts) });
     }
+  }
+  // An empty result still carries the table's schema: on a table whose metadata is sold, it is
+  // sold at the metadata price rather than per row (DESIGN.md §6, "Zero").
+  const metadata = tags.filter((tag): tag is MetadataPriceTag => tag.type === "metadata_price");
+  if (rowCount === 0 && metadata.length > 0 && perRow.length > 0) {
+    const flat = offers.filter((offer) => offer.rows === null);
+    return cheapestFirst([...flat, ...metadata.map((tag) => ({ ...flatOffer(tag, opts), rows: 0 }))]);
   }
   if (offers.length === 0 && rowCount !== null && perRow.length > 0) {
     throw new BadRequestError(

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/load.ts";
+import { DEFAULT_RPC_URLS } from "../../src/config/rpc.ts";
 import { BUILTIN_TOKENS } from "../../src/config/tokens.ts";
 import { DEVNET_TOKEN, FULL_EXAMPLE_YAML, PAY_TO, minimal, perRow } from "./examples.ts";
 
@@ -9,12 +10,13 @@ describe("a minimal config gets every default", () => {
   test("defaults of DESIGN.md §2", () => {
     const config = resolveConfig(minimal(), { baseDir: BASE, env: {} });
     expect(config).toEqual({
-      server: { host: "127.0.0.1", port: 4021, baseUrl: "http://127.0.0.1:4021", corsOrigins: ["*"] },
+      server: { host: "127.0.0.1", port: 4021, baseUrl: "http://127.0.0.1:4021", corsOrigins: ["*"], trustProxy: null },
       facilitator: { url: "https://x402.org/facilitator", timeoutMs: 10000, headers: {} },
       database: { sqlite: `${BASE}/db.sqlite` },
       payment: { maxTimeoutSeconds: 300, defaultDescription: "Query execution payment" },
       ledger: { path: `${BASE}/arrow402-ledger.sqlite` },
-      limits: { maxRows: 1000000, queryTimeoutMs: 10000, maxQueryBytes: 16384 },
+      limits: { maxRows: 1000000, queryTimeoutMs: 10000, maxQueryBytes: 16384, maxConcurrentPerClient: 0, sendTimeoutMs: 60000 },
+      rpcUrls: DEFAULT_RPC_URLS,
       tokens: BUILTIN_TOKENS,
       tables: [{ name: "items", description: "", columns: {}, priceTags: [] }],
     });
@@ -35,7 +37,7 @@ describe("the full example of DESIGN.md §2", () => {
   const config = resolveConfig(Bun.YAML.parse(FULL_EXAMPLE_YAML), { baseDir: BASE, env: { FACILITATOR_TOKEN: "s3cret" } });
 
   test("server, facilitator and limits", () => {
-    expect(config.server).toEqual({ host: "127.0.0.1", port: 4021, baseUrl: "http://localhost:4021", corsOrigins: ["*"] });
+    expect(config.server).toEqual({ host: "127.0.0.1", port: 4021, baseUrl: "http://localhost:4021", corsOrigins: ["*"], trustProxy: null });
     expect(config.facilitator).toEqual({ url: "https://x402.org/facilitator", timeoutMs: 10000, headers: { Authorization: "Bearer s3cret" } });
     expect(config.database.sqlite).toBe(`${BASE}/data/market.sqlite`);
     expect(config.ledger.path).toBe(`${BASE}/arrow402-ledger.sqlite`);
@@ -189,5 +191,23 @@ describe("resolution rules", () => {
         { slug: "b_2", title: "B", description: "", tags: ["x"], table: "Items", enabled: false },
       ],
     });
+  });
+});
+
+describe("production keys", () => {
+  test("rpc_urls add or replace the built-in defaults; trust_proxy is matched case-insensitively", () => {
+    const config = resolveConfig(
+      minimal({
+        server: { trust_proxy: "X-Forwarded-For" },
+        rpc_urls: { "31337": "http://127.0.0.1:8545/", "8453": "https://base.example/rpc" },
+        limits: { max_concurrent_per_client: 4, send_timeout_ms: 30000 },
+      }),
+      { baseDir: BASE, env: {} },
+    );
+    expect(config.server.trustProxy).toBe("x-forwarded-for");
+    expect(config.rpcUrls[31337]).toBe("http://127.0.0.1:8545");
+    expect(config.rpcUrls[8453]).toBe("https://base.example/rpc");
+    expect(config.rpcUrls[84532]).toBe(DEFAULT_RPC_URLS[84532]!);
+    expect(config.limits).toMatchObject({ maxConcurrentPerClient: 4, sendTimeoutMs: 30000 });
   });
 });
