@@ -7,27 +7,32 @@ import type { Config } from "./config/types.ts";
 import type { Catalog } from "./db/catalog.ts";
 import type { QueryExecutor } from "./db/execute.ts";
 import { errorResponse } from "./errors.ts";
-import type { PaymentGate } from "./payment/gate.ts";
-import { PAYMENT_SIGNATURE } from "./payment/wire.ts";
+import type { PaymentCore } from "./payment/core.ts";
+import { ClientConcurrency, clientAddressOf } from "./routes/client-limit.ts";
 import { addCorsHeaders, preflightResponse } from "./routes/cors.ts";
 import { dashboardRoutes } from "./routes/dashboards.ts";
 import { discoveryDocument } from "./routes/discovery.ts";
 import { handleQuery } from "./routes/query.ts";
-import { cachedValidator } from "./sql/cache.ts";
 import { handleTable } from "./routes/table.ts";
+import { createQueryService } from "./service/query-service.ts";
+import { cachedValidator } from "./sql/cache.ts";
 
 export interface AppDeps {
   config: Config;
   catalog: Catalog;
   executor: QueryExecutor;
-  gate: PaymentGate;
+  payments: PaymentCore;
   version: string;
+  /** The client's address as the server sees it (the socket's peer); absent in app.handle() tests. */
+  peerAddress?: (request: Request) => string | null;
 }
 
 export function createApp(deps: AppDeps) {
   const { config, catalog } = deps;
   const discovery = () => Response.json(discoveryDocument(config, catalog, deps.version));
-  const queries = { ...deps, validate: cachedValidator(catalog, config.limits) };
+  const queries = createQueryService({ ...deps, validate: cachedValidator(catalog, config.limits) });
+  const perClient = new ClientConcurrency(config.limits.maxConcurrentPerClient);
+  const clientOf = (request: Request) => clientAddressOf(request, deps.peerAddress?.(request) ?? null, config.server.trustProxy);
   const withCors = (request: Request, response: Response) => addCorsHeaders(response.headers, config.server.corsOrigins, request.headers.get("origin"));
   return new Elysia()
     .onRequest(({ request }) => {
@@ -48,9 +53,7 @@ export function createApp(deps: AppDeps) {
     .get("/api/", discovery)
     // Elysia gives a null parameter for a path segment that is not valid percent-encoding.
     .get("/api/table/:name", ({ params, request }) => handleTable(deps, params.name as string | null, request))
-    .get("/api/query", ({ request }) =>
-      handleQuery(queries, new URL(request.url), request.headers.get(PAYMENT_SIGNATURE), request.signal),
-    )
+    .get("/api/query", ({ request }) => perClient.guard(clientOf(request), (track) => handleQuery({ config, queries }, request, track)))
     .use(dashboardRoutes(config.dashboards));
 }
 

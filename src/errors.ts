@@ -22,6 +22,19 @@ export class TableNotFoundError extends Arrow402Error {
   }
 }
 
+/**
+ * 409 text/plain: a payment-identifier id already names another payment (x402
+ * `specs/extensions/payment_identifier.md`: "Same id, different payload → 409 Conflict").
+ */
+export class PaymentIdConflictError extends Arrow402Error {
+  readonly status = 409;
+  constructor(readonly paymentId: string) {
+    super(
+      `The payment-identifier id '${paymentId}' was already used with another payment: reuse an id only to resend the very same payment, and give a new payment a new id.`,
+    );
+  }
+}
+
 /** 500 text/plain: the server's fault (database, encoding, facilitator). No stack trace is sent. */
 export class ServerError extends Arrow402Error {
   readonly status = 500;
@@ -45,6 +58,11 @@ export class ValueDoesNotFitError extends ServerError {
 
 /** 500: the facilitator could not be reached, timed out, failed or answered nonsense. */
 export class FacilitatorError extends ServerError {}
+
+/** 429 text/plain with Retry-After: this client already runs as many queries as it may (limits.max_concurrent_per_client). */
+export class TooManyRequestsError extends Arrow402Error {
+  readonly status = 429;
+}
 
 /** 503 text/plain: every query worker stayed busy for a whole query time limit; the client retries. */
 export class ServerBusyError extends Arrow402Error {
@@ -73,8 +91,8 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof TableNotFoundError) {
     return Response.json({ error: error.message }, { status: 404 });
   }
-  if (error instanceof ServerBusyError) {
-    return new Response(error.message, { status: 503, headers: { ...TEXT, "retry-after": "1" } });
+  if (error instanceof ServerBusyError || error instanceof TooManyRequestsError) {
+    return new Response(error.message, { status: error.status, headers: { ...TEXT, "retry-after": "1" } });
   }
   if (error instanceof Arrow402Error) {
     return new Response(error.message, { status: error.status, headers: TEXT });

@@ -7,9 +7,10 @@ import type { Config } from "./config/types.ts";
 import { openReadOnly, readCatalog, type Catalog } from "./db/catalog.ts";
 import { QueryExecutor } from "./db/execute.ts";
 import { ConfigError } from "./errors.ts";
+import { createChainReader } from "./payment/chain.ts";
+import { createPaymentCore } from "./payment/core.ts";
 import { createFacilitatorClient } from "./payment/facilitator.ts";
-import { createPaymentGate } from "./payment/gate.ts";
-import { openLedger } from "./payment/ledger.ts";
+import { openPaymentStore } from "./payment/store/open.ts";
 import { VERSION } from "./version.ts";
 
 export interface BuiltApp {
@@ -24,25 +25,33 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export function buildApp(config: Config, options: { workers?: number } = {}): BuiltApp {
+export interface BuildOptions {
+  workers?: number;
+  /** The socket peer's address of a request (Bun.serve's requestIP). */
+  peerAddress?: (request: Request) => string | null;
+}
+
+export function buildApp(config: Config, options: BuildOptions = {}): BuiltApp {
   const db = openReadOnly(config.database.sqlite);
   const { catalog, problems } = readCatalog(db, config.tables);
   db.close();
   if (problems.length > 0) throw new ConfigError(problems);
   const executor = new QueryExecutor(config.database.sqlite, config.limits, options.workers);
-  const ledger = openLedger(config.ledger.path);
-  const gate = createPaymentGate({
+  const store = openPaymentStore(config.ledger);
+  const payments = createPaymentCore({
     facilitator: createFacilitatorClient(config.facilitator),
-    ledger,
+    store,
+    chain: createChainReader(config.rpcUrls),
     maxTimeoutSeconds: config.payment.maxTimeoutSeconds,
+    claimTtlMs: claimTtlMs(config),
   });
-  const app = createApp({ config, catalog, executor, gate, version: VERSION });
+  const app = createApp({ config, catalog, executor, payments, version: VERSION, peerAddress: options.peerAddress });
   return {
     app,
     catalog,
     close() {
       executor.close();
-      ledger.close();
+      void store.close();
     },
   };
 }
@@ -60,7 +69,7 @@ export function startServer(config: Config, options: { workers?: number } = {}):
   // Port 0 means "any free port": a base_url still naming port 0 follows the real one.
   const baseUrl = config.server.baseUrl.replace(/:0$/, `:${server.port}`);
   try {
-    built = buildApp({ ...config, server: { ...config.server, baseUrl } }, options);
+    built = buildApp({ ...config, server: { ...config.server, baseUrl } }, { ...options, peerAddress: (request) => server.requestIP(request)?.address ?? null });
   } catch (error) {
     void server.stop(true);
     throw error;
@@ -74,4 +83,12 @@ export function startServer(config: Config, options: { workers?: number } = {}):
       app.close();
     },
   };
+}
+
+/**
+ * How long one request may hold a payment: its query, /verify and /settle, with room to spare. A
+ * holder that died frees the payment after this long.
+ */
+function claimTtlMs(config: Config): number {
+  return config.limits.queryTimeoutMs + 2 * config.facilitator.timeoutMs + 30_000;
 }

@@ -8,7 +8,13 @@ import { TimeBudget, timeLimitError } from "./time-budget.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { countSql, rowidSql } from "../sql/dialect.ts";
 import { rowidSpanSql } from "../sql/rowid.ts";
+import { createStreamEncoder } from "../arrow/encode.ts";
+import type { Database } from "bun:sqlite";
 import { openReadOnly } from "./catalog.ts";
+import { CountCache } from "./count-cache.ts";
+import { LaneClassifier } from "./lanes.ts";
+import type { SendingOptions } from "./outgoing.ts";
+import { SpillBudget } from "./spill.ts";
 import { InlineReader } from "./inline.ts";
 import { StripedScan, StripePlanner } from "./striped.ts";
 import { WorkerPool, type WorkerSlot } from "./pool.ts";
@@ -20,7 +26,15 @@ export type { QueryResult } from "./result-stream.ts";
 export interface ExecuteLimits {
   maxRows: number;
   queryTimeoutMs: number;
+  /** A response whose client reads nothing for this long is cut (default SEND_TIMEOUT_MS). */
+  sendTimeoutMs?: number;
 }
+
+/** No read for this long while a worker waits on the client: the worker finishes into a spill file. */
+export const STALL_MS = 250;
+const SEND_TIMEOUT_MS = 60_000;
+/** Spill files of all responses together stay within this (then slow readers hold their worker). */
+export const SPILL_BUDGET_BYTES = 4 * 1024 ** 3;
 
 export interface BufferedResult {
   chunks: Uint8Array[];
@@ -34,6 +48,10 @@ export class QueryExecutor {
   private readonly pool: WorkerPool;
   private readonly inline: InlineReader;
   private readonly stripes: StripePlanner;
+  private readonly versionDb: Database;
+  private readonly counts: CountCache;
+  private readonly sending: SendingOptions;
+  private readonly lanes: LaneClassifier;
   /** Whole-table scans read by two workers at once (striped.ts), for operators and tests. */
   readonly stats = { splitScans: 0 };
 
@@ -45,12 +63,24 @@ export class QueryExecutor {
     this.pool = new WorkerPool(dbPath, workers, limits.queryTimeoutMs);
     this.inline = new InlineReader(dbPath, limits.maxRows);
     this.stripes = new StripePlanner(openReadOnly(dbPath));
+    this.sending = { stallMs: STALL_MS, sendTimeoutMs: limits.sendTimeoutMs ?? SEND_TIMEOUT_MS, budget: new SpillBudget(SPILL_BUDGET_BYTES) };
+    this.versionDb = openReadOnly(dbPath);
+    this.lanes = new LaneClassifier(this.versionDb);
+    const dataVersion = this.versionDb.prepare("PRAGMA data_version");
+    this.counts = new CountCache(() => {
+      try {
+        return Number(dataVersion.values()[0]?.[0]);
+      } catch {
+        return null; // a writer holds the file: count without the cache
+      }
+    });
   }
 
   close(): void {
     this.pool.close();
     this.inline.close();
     this.stripes.close();
+    this.versionDb.close();
   }
 
   /** Whether the query is a provably small read (see inline.ts): cheap whatever the data. */
@@ -63,11 +93,24 @@ export class QueryExecutor {
     return this.inline.eligible(query) ? this.inline.read(query) : null;
   }
 
-  /** Number of rows the query returns, without materialising them. */
+  /**
+   * Number of rows the query returns, without materialising them. Counts are cached by query text
+   * while the data is unchanged (count-cache.ts), so repeated quotes do not rescan.
+   */
   async count(query: ValidatedQuery): Promise<number> {
     const small = this.readInline(query);
     if (small) return small.rows;
-    const slot = await this.pool.acquire(this.limits.queryTimeoutMs);
+    return this.counts.count(query.sql, () => this.countOnWorker(query));
+  }
+
+  /** The result of a query known to be empty: its schema and no rows (no read needed). */
+  empty(query: ValidatedQuery): QueryResult {
+    const encoder = createStreamEncoder(encoderColumns(query));
+    return { complete: [encoder.schemaMessage(), encoder.endMessage()], rows: 0 };
+  }
+
+  private async countOnWorker(query: ValidatedQuery): Promise<number> {
+    const slot = await this.pool.acquire(this.limits.queryTimeoutMs, this.lanes.laneOf(query));
     const id = this.nextId++;
     return new Promise<number>((resolve, reject) => {
       const timer = new TimeBudget(this.limits.queryTimeoutMs, () => {
@@ -115,8 +158,8 @@ export class QueryExecutor {
   }
 
   private async start(query: ValidatedQuery, countFirst: boolean): Promise<QueryResult> {
-    const slot = await this.pool.acquire(this.limits.queryTimeoutMs);
-    const run = (worker: WorkerSlot) => new RunningQuery(this.pool, worker, this.nextId++, query, this.limits, countFirst).started;
+    const slot = await this.pool.acquire(this.limits.queryTimeoutMs, this.lanes.laneOf(query));
+    const run = (worker: WorkerSlot) => new RunningQuery(this.pool, worker, this.nextId++, query, this.limits, countFirst, this.sending).started;
     const plan = this.stripes.plan(query);
     if (plan === null) return run(slot);
     return new StripedScan({
@@ -129,6 +172,7 @@ export class QueryExecutor {
       queryTimeoutMs: this.limits.queryTimeoutMs,
       fallback: run,
       onSplit: () => this.stats.splitScans++,
+      sending: this.sending,
     }).started;
   }
 }
@@ -144,8 +188,9 @@ class RunningQuery extends ResultStream {
     private readonly query: ValidatedQuery,
     limits: ExecuteLimits,
     countFirst: boolean,
+    sending: SendingOptions,
   ) {
-    super();
+    super(sending);
     this.timer = new TimeBudget(limits.queryTimeoutMs, () => {
       this.pool.replace(this.slot);
       this.fail(timeLimitError(limits.queryTimeoutMs));

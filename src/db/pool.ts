@@ -2,6 +2,11 @@
  * A fixed pool of query workers. Queries run off the HTTP thread so a long scan never stalls
  * other requests; a worker that overruns its time limit is terminated and replaced, because
  * bun:sqlite cannot interrupt a running statement.
+ *
+ * Two lanes (DESIGN.md §11 "Hostile clients"): bulk work (full scans without a small LIMIT, see
+ * lanes.ts) may hold at most all workers but one, so interactive queries always find one free
+ * soon, however many exports are running or waiting. A bulk scan may borrow that last worker as a
+ * helper (db/striped.ts), and gives it back between two ranges as soon as an interactive query waits.
  */
 import { ServerBusyError } from "../errors.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
@@ -14,15 +19,26 @@ const WORKER_URL = import.meta.url.startsWith("file:///$bunfs/")
   ? "./db/worker.ts"
   : new URL("./worker.ts", import.meta.url).href;
 
+export type Lane = "interactive" | "bulk";
+
 export interface WorkerSlot {
   worker: Worker;
   /** Receives the worker's messages for the current job. */
   onMessage: ((message: FromWorker) => void) | null;
+  /** What the slot is doing: a job of a lane, a lent helper, or nothing. */
+  use: Lane | "helper" | null;
+  /** For a lent helper: asks its borrower to give it back. */
+  reclaim: (() => void) | null;
+}
+
+interface Waiter {
+  lane: Lane;
+  give(slot: WorkerSlot): void;
 }
 
 export class WorkerPool {
   private readonly idle: WorkerSlot[] = [];
-  private readonly waiting: ((slot: WorkerSlot) => void)[] = [];
+  private readonly waiting: Waiter[] = [];
   private readonly all = new Set<WorkerSlot>();
   private closed = false;
 
@@ -37,7 +53,7 @@ export class WorkerPool {
 
   private spawn(): WorkerSlot {
     const worker = new Worker(WORKER_URL);
-    const slot: WorkerSlot = { worker, onMessage: null };
+    const slot: WorkerSlot = { worker, onMessage: null, use: null, reclaim: null };
     worker.onmessage = (event: MessageEvent<FromWorker>) => slot.onMessage?.(event.data);
     worker.postMessage({ type: "open", path: this.dbPath, busyTimeoutMs: this.busyTimeoutMs } satisfies ToWorker);
     // An idle worker must not keep the process alive.
@@ -46,18 +62,36 @@ export class WorkerPool {
     return slot;
   }
 
+  /** At most this many workers run bulk work, so one is always left for interactive queries. */
+  get bulkLimit(): number {
+    return Math.max(1, this.size - 1);
+  }
+
+  private bulkRunning(): number {
+    let count = 0;
+    for (const slot of this.all) if (slot.use === "bulk") count++;
+    return count;
+  }
+
+  private mayStart(lane: Lane): boolean {
+    return lane === "interactive" || this.bulkRunning() < this.bulkLimit;
+  }
+
   /**
    * A free worker, or the next one to become free. A request that cannot get one within
    * `waitMs` is turned away (503) rather than queued without bound behind slow queries.
    */
-  acquire(waitMs: number): Promise<WorkerSlot> {
+  acquire(waitMs: number, lane: Lane = "interactive"): Promise<WorkerSlot> {
     if (this.closed) return Promise.reject(new Error("worker pool is closed"));
-    const slot = this.idle.pop();
-    if (slot) return Promise.resolve(slot);
+    if (this.idle.length > 0 && this.mayStart(lane)) return Promise.resolve(this.take(this.idle.pop()!, lane));
+    if (lane === "interactive") this.reclaimHelper();
     return new Promise((resolve, reject) => {
-      const waiter = (slot: WorkerSlot) => {
-        clearTimeout(timer);
-        resolve(slot);
+      const waiter: Waiter = {
+        lane,
+        give: (slot) => {
+          clearTimeout(timer);
+          resolve(this.take(slot, lane));
+        },
       };
       const timer = setTimeout(() => {
         this.waiting.splice(this.waiting.indexOf(waiter), 1);
@@ -67,27 +101,60 @@ export class WorkerPool {
     });
   }
 
-  /** A worker that is free right now, or null: for work that helps a query but must not wait. */
-  tryAcquire(): WorkerSlot | null {
-    return this.closed ? null : (this.idle.pop() ?? null);
+  /**
+   * A worker that is free right now, lent to help a bulk scan, or null. `reclaim` is called when
+   * an interactive query needs it back; the borrower then releases it as soon as it can.
+   */
+  lend(reclaim: () => void): WorkerSlot | null {
+    if (this.closed || this.idle.length === 0) return null;
+    const slot = this.take(this.idle.pop()!, "helper");
+    slot.reclaim = reclaim;
+    if (this.waiting.some((waiter) => waiter.lane === "interactive")) this.reclaimHelper();
+    return slot;
   }
 
   release(slot: WorkerSlot): void {
     slot.onMessage = null;
-    this.handOver(slot);
+    this.handOver(this.free(slot));
   }
 
   /** Terminates a busy worker (time limit, client gone) and puts a fresh one in its place. */
   replace(slot: WorkerSlot): void {
-    slot.onMessage = null;
+    this.free(slot);
     slot.worker.terminate();
     this.all.delete(slot);
     if (!this.closed) this.handOver(this.spawn());
   }
 
+  private take(slot: WorkerSlot, use: WorkerSlot["use"]): WorkerSlot {
+    slot.use = use;
+    return slot;
+  }
+
+  private free(slot: WorkerSlot): WorkerSlot {
+    slot.onMessage = null;
+    slot.use = null;
+    slot.reclaim = null;
+    return slot;
+  }
+
+  /** Asks one lent helper back for a waiting interactive query. */
+  private reclaimHelper(): void {
+    for (const slot of this.all) {
+      if (slot.use === "helper" && slot.reclaim !== null) {
+        const reclaim = slot.reclaim;
+        slot.reclaim = null;
+        reclaim();
+        return;
+      }
+    }
+  }
+
+  /** Interactive waiters first; bulk ones only while the bulk limit allows. */
   private handOver(slot: WorkerSlot): void {
-    const next = this.waiting.shift();
-    if (next) next(slot);
+    let index = this.waiting.findIndex((waiter) => waiter.lane === "interactive");
+    if (index < 0) index = this.waiting.findIndex((waiter) => this.mayStart(waiter.lane));
+    if (index >= 0) this.waiting.splice(index, 1)[0]!.give(slot);
     else this.idle.push(slot);
   }
 

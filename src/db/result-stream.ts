@@ -6,6 +6,7 @@
  * abort the stream. Subclasses (execute.ts, striped.ts) drive the workers.
  */
 import { BadRequestError, ServerError, ValueDoesNotFitError } from "../errors.ts";
+import { OutgoingQueue, type SendingOptions } from "./outgoing.ts";
 import { FIRST_RESPONSE_ROWS, type FromWorker } from "./protocol.ts";
 
 /**
@@ -22,16 +23,11 @@ export function rowsOfBody(body: ReadableStream<Uint8Array>): number | undefined
   return rowsOf.get(body);
 }
 
-interface QueuedChunk {
-  bytes: Uint8Array[];
-  /** Called once the response has taken these bytes (flow control). */
-  consumed?: () => void;
-}
-
 export abstract class ResultStream {
   readonly started: Promise<QueryResult>;
   protected readonly body: ReadableStream<Uint8Array>;
-  private readonly queue: QueuedChunk[] = [];
+  private readonly queue: OutgoingQueue;
+  private controller: ReadableStreamDefaultController<Uint8Array> | null = null;
   private wake: (() => void) | null = null;
   private finished = false;
   private failure: Error | null = null;
@@ -40,7 +36,9 @@ export abstract class ResultStream {
   private rejectStart!: (error: Error) => void;
   private startSettled = false;
 
-  constructor() {
+  /** `sending`: how a client that stops reading is handled (outgoing.ts); null: held back only. */
+  constructor(sending: SendingOptions | null = null) {
+    this.queue = new OutgoingQueue(sending, (error) => this.cut(error));
     this.started = new Promise((resolve, reject) => {
       this.resolveStart = resolve;
       this.rejectStart = reject;
@@ -49,6 +47,7 @@ export abstract class ResultStream {
       {
         pull: (controller) => this.pull(controller),
         cancel: () => {
+          this.queue.close();
           if (!this.ended) this.cancel();
         },
       },
@@ -64,6 +63,7 @@ export abstract class ResultStream {
     return this.finished || this.failure !== null;
   }
 
+  /** `consumed` is called once the bytes are no longer the producer's concern (flow control). */
   protected push(bytes: Uint8Array[], rows: number, consumed?: () => void): void {
     this.queue.push({ bytes, consumed });
     this.rowsSeen += rows;
@@ -77,7 +77,7 @@ export abstract class ResultStream {
     this.queue.push({ bytes });
     rowsOf.set(this.body, rows);
     // Ended before the response started: the whole result goes out as one buffer, the stream unread.
-    this.settleStart({ complete: this.queue.flatMap((queued) => queued.bytes), rows });
+    if (!this.startSettled) this.settleStart({ complete: this.queue.drainAll(), rows });
     this.wake?.();
   }
 
@@ -106,21 +106,33 @@ export abstract class ResultStream {
   private settleStart(result: QueryResult): void {
     if (this.startSettled) return;
     this.startSettled = true;
+    if ("body" in result && result.body === this.body) this.queue.startWatching();
     this.resolveStart(result);
   }
 
+  /** The client read nothing for the send timeout: the response is aborted and its work stopped. */
+  private cut(error: Error): void {
+    const running = !this.ended;
+    this.fail(error);
+    this.queue.close();
+    this.controller?.error(error);
+    if (running) this.cancel();
+  }
+
   private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
-    while (this.queue.length === 0 && !this.ended) {
+    this.controller = controller;
+    while (this.queue.isEmpty && !this.ended) {
       await new Promise<void>((resolve) => (this.wake = resolve));
       this.wake = null;
     }
-    const queued = this.queue.shift();
-    if (queued) {
-      for (const chunk of queued.bytes) controller.enqueue(chunk);
-      queued.consumed?.();
+    const bytes = this.queue.take();
+    if (bytes !== null) {
+      for (const chunk of bytes) controller.enqueue(chunk);
     } else if (this.failure) {
+      this.queue.close();
       controller.error(this.failure);
     } else {
+      this.queue.close();
       controller.close();
     }
   }

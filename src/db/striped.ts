@@ -16,6 +16,7 @@ import type { ValidatedQuery } from "../sql/dialect.ts";
 import { rowidBoundsSql, rowidRangeSql } from "../sql/rowid.ts";
 import type { WorkerPool, WorkerSlot } from "./pool.ts";
 import { encoderColumns, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
+import type { SendingOptions } from "./outgoing.ts";
 import { ResultStream, workerError, type QueryResult } from "./result-stream.ts";
 import { TimeBudget, timeLimitError } from "./time-budget.ts";
 
@@ -82,6 +83,8 @@ export interface StripedScanOptions {
   fallback: (slot: WorkerSlot) => Promise<QueryResult>;
   /** A second worker joined the scan. */
   onSplit?: () => void;
+  /** How a client that stops reading is handled (outgoing.ts). */
+  sending?: SendingOptions;
 }
 
 export class StripedScan extends ResultStream {
@@ -90,6 +93,8 @@ export class StripedScan extends ResultStream {
   private readonly held = new Set<WorkerSlot>();
   /** The workers reading ranges, with how many ranges each has queued. */
   private readonly queued = new Map<WorkerSlot, number>();
+  /** A lent helper the pool asked back: it gets no new ranges and leaves once its queue is empty. */
+  private readonly returning = new Set<WorkerSlot>();
   private readonly arrived = new Map<number, { bytes: Uint8Array[]; rows: number }>();
   private bounds: { min: bigint; max: bigint } | null = null;
   private ranges = 0;
@@ -101,7 +106,7 @@ export class StripedScan extends ResultStream {
   private readonly encoder;
 
   constructor(private readonly o: StripedScanOptions) {
-    super();
+    super(o.sending ?? null);
     this.columns = encoderColumns(o.query);
     this.encoder = createStreamEncoder(this.columns);
     this.timer = new TimeBudget(o.queryTimeoutMs, () => this.abandon(timeLimitError(o.queryTimeoutMs)));
@@ -137,7 +142,9 @@ export class StripedScan extends ResultStream {
       this.queued.set(slot, this.queued.get(slot)! - 1);
       this.arrived.set(msg.seq, { bytes: msg.bytes, rows: msg.rows });
       this.queueArrived();
-      if (!this.ended) this.handOut();
+      if (this.ended) return;
+      if (this.returning.has(slot) && this.queued.get(slot) === 0) this.retire(slot);
+      this.handOut();
     } else if (msg.type === "misfit") {
       slot.worker.postMessage({ type: "rowid-sql", id: this.o.id, sql: this.o.plan.rangeWithRowid() } satisfies ToWorker);
     } else if (msg.type === "error") {
@@ -162,7 +169,8 @@ export class StripedScan extends ResultStream {
     this.bounds = { min, max };
     this.ranges = Number((span + BigInt(RANGE_ROWIDS) - 1n) / BigInt(RANGE_ROWIDS));
     if (this.ranges > 1) {
-      const helper = this.o.pool.tryAcquire();
+      let helper: WorkerSlot | null = null;
+      helper = this.o.pool.lend(() => helper !== null && this.giveBack(helper));
       if (helper) this.begin(helper, false);
     }
     this.handOut();
@@ -175,15 +183,39 @@ export class StripedScan extends ResultStream {
       this.endAndRelease(slot);
       return;
     }
+    if (this.returning.has(slot)) {
+      this.returning.delete(slot);
+      this.held.delete(slot);
+      this.endAndRelease(slot);
+      return;
+    }
     this.queued.set(slot, 0);
     this.o.onSplit?.();
     this.handOut();
+  }
+
+  /** The pool wants the lent helper back for an interactive query: it finishes its ranges and leaves. */
+  private giveBack(slot: WorkerSlot): void {
+    if (this.ended || !this.held.has(slot)) return;
+    this.returning.add(slot);
+    if (this.queued.get(slot) === 0) {
+      this.retire(slot);
+      this.handOut();
+    }
+  }
+
+  private retire(slot: WorkerSlot): void {
+    this.queued.delete(slot);
+    this.returning.delete(slot);
+    this.held.delete(slot);
+    this.endAndRelease(slot);
   }
 
   /** Gives each worker ranges up to its queue, within the window of ranges the response has not taken. */
   private handOut(): void {
     const { min, max } = this.bounds!;
     for (const [slot, queued] of this.queued) {
+      if (this.returning.has(slot)) continue;
       let count = queued;
       while (count < QUEUED_PER_WORKER && this.nextRange < this.ranges && this.nextRange - this.taken < WINDOW) {
         const lo = min + BigInt(this.nextRange) * BigInt(RANGE_ROWIDS);

@@ -1,6 +1,6 @@
 /** The `error` sentences of 402 bodies (DESIGN.md §8): what happened and what the client should do. */
 
-const SIGN = "sign one of the offers in `accepts` with an x402 V2 client and send it in the PAYMENT-SIGNATURE header";
+const SIGN = "sign one of the offers in `accepts` with an x402 V2 client and send the request again with that payment";
 
 export const PAYMENT_MESSAGES = {
   required: `Payment required: ${SIGN}.`,
@@ -12,6 +12,16 @@ export const PAYMENT_MESSAGES = {
   notSettled: (reason: string) =>
     `The payment was verified but could not be settled (${reason}), so nothing was charged: check the payer's balance, then sign a new payment.`,
   otherResource: "This payment was already settled for another resource: sign a new payment for this one.",
-  expired: "This payment was already settled and its authorization has expired: sign a new payment to request this resource again.",
+  replayExpired: (seconds: number) =>
+    `This payment was settled more than ${seconds} seconds ago; a settled payment is served again only within that time: sign a new payment to request this resource again.`,
+  replayRowsChanged: (paid: number, now: number) =>
+    `This payment paid for ${paid} rows and the result now has ${now} (the data changed): sign a new payment for one of the offers in \`accepts\`.`,
+  rowsChanged: (paid: number, now: number) =>
+    `The result has ${now} rows, not the ${paid} the payment was for (the data changed while it was verified), so nothing was charged: sign one of the new offers in \`accepts\`.`,
+  livesTooLong: (maxTimeoutSeconds: number) =>
+    `The authorization's validBefore lies more than ${maxTimeoutSeconds} seconds in the future; this server's offers live at most maxTimeoutSeconds: sign a new payment with validBefore within that time.`,
+  localCheck: (problem: string) => `The signed payment cannot pay this offer (${problem}): ${SIGN}.`,
+  pendingElsewhere:
+    "This payment's settlement for another resource has not been confirmed yet, so it cannot pay for this one: sign a new payment for this resource.",
   nonceUsed: "This payment's nonce was already used by another settled payment: sign a new payment.",
 } as const;

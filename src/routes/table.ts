@@ -1,20 +1,20 @@
 /**
  * `GET /api/table/{name}`: schema and price tags (spec "Table payment offers"; DESIGN.md §3),
- * behind the payment gate when the table has a metadata price (DESIGN.md §6).
+ * through the payment core when the table has a metadata price (DESIGN.md §6).
  */
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config } from "../config/types.ts";
 import type { Catalog, TableInfo } from "../db/catalog.ts";
 import { BadRequestError, TableNotFoundError } from "../errors.ts";
-import type { PaymentGate } from "../payment/gate.ts";
-import { PAYMENT_SIGNATURE } from "../payment/wire.ts";
-import { runPaid } from "./paid.ts";
+import type { PaymentCore } from "../payment/core.ts";
+import { PAYMENT_SIGNATURE, decodePaymentSignature } from "../payment/wire.ts";
 import { priceTagView, requiresPayment } from "./pricing-view.ts";
+import { paymentRequiredResponse, paymentResponseHeaders } from "./x402-headers.ts";
 
 export interface TableDeps {
   config: Config;
   catalog: Catalog;
-  gate: PaymentGate;
+  payments: PaymentCore;
 }
 
 /** `name` is null when the path segment is not valid percent-encoding. */
@@ -27,7 +27,8 @@ export async function handleTable(deps: TableDeps, name: string | null, request:
   const tags = table.config.priceTags.filter((tag) => tag.type === "metadata_price");
   if (tags.length === 0) return Response.json(tableDocument(table));
   const url = new URL(request.url);
-  return runPaid(deps.gate, {
+  const header = request.headers.get(PAYMENT_SIGNATURE);
+  const outcome = await deps.payments.process({
     tags,
     tableName: table.name,
     query: null,
@@ -36,13 +37,12 @@ export async function handleTable(deps: TableDeps, name: string | null, request:
       description: tags[0]?.description ?? `Metadata of table '${table.name}'`,
       mimeType: "application/json",
     },
-    paymentSignature: request.headers.get(PAYMENT_SIGNATURE),
+    payload: header === null ? null : decodePaymentSignature(header),
     signal: request.signal,
-    deliver: async () => ({
-      response: (headers) => Response.json(tableDocument(table), { headers }),
-      rows: null,
-    }),
+    execute: async () => null,
   });
+  if (outcome.kind === "payment-required") return paymentRequiredResponse(outcome.body, outcome.settlement);
+  return Response.json(tableDocument(table), { headers: paymentResponseHeaders(outcome.kind === "paid" ? outcome.receipt : null) });
 }
 
 export function tableDocument(table: TableInfo) {

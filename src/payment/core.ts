@@ -1,0 +1,271 @@
+/**
+ * The payment core: the x402 V2 server flow of DESIGN.md §6, free of any transport. It takes a
+ * decoded payment payload (the HTTP binding reads PAYMENT-SIGNATURE, the MCP binding
+ * `_meta["x402/payment"]`) and returns the outcome as a value, as x402's HTTPProcessResult does:
+ * `free` (deliver, nothing to pay), `payment-required` (the 402 body, and the failed settlement if
+ * there was one) or `paid` (deliver, with the settlement receipt). The work itself (counting,
+ * running the query) is given as functions; the core decides when, and whether, they run.
+ *
+ * Order of work for a payment, cheapest refusal first:
+ *   1. its authorization lives no longer than an offer allows (before anything else);
+ *   2. the one-request-per-payment claim (shared by every replica through the store);
+ *   3. a payment already recorded: served again (replays.ts), or recovered from the chain;
+ *   4. `accepted` equals a current offer (per_row offers priced from the cached count);
+ *   5. local checks: recipient, amount, time window, EIP-712 signature (local-checks.ts);
+ *   — none of these cost more than a quote; a payment that can never settle buys no scan —
+ *   6. the attempt is committed while the facilitator verifies; a provably cheap fixed-price
+ *      query may run meanwhile, any other query runs only once the payment is verified;
+ *   7. per_row: the executed result must have the rows the payment was priced for, else nothing
+ *      is settled and the answer is 402 with the new offers;
+ *   8. settle, record, deliver. A failure before settlement is never charged.
+ */
+import type { PriceTag } from "../config/types.ts";
+import { BadRequestError, PaymentIdConflictError, ServerError } from "../errors.ts";
+import type { ChainReader } from "./chain.ts";
+import type { PaymentEventSink, PaymentRefusal } from "./events.ts";
+import type { FacilitatorClient } from "./facilitator.ts";
+import { authorizationProblem, livesTooLong } from "./local-checks.ts";
+import { PAYMENT_MESSAGES as MSG } from "./messages.ts";
+import { paymentIdOf, paymentKey, type ExactPaymentPayload } from "./payload.ts";
+import { findOffer, offersForMetadata, offersForQuery, paymentRequiredBody, type Offer, type PaidResource, type PaymentRequiredBody } from "./pricing.ts";
+import { createRecordedPayments, samePayment } from "./replays.ts";
+import type { PaymentStore, SettlementAttempt } from "./store.ts";
+
+/** What is being sold, and how to do the work; the core calls these only when the payment allows. */
+export interface PaidWork {
+  /** Every price tag of the table: per_row and fixed price queries, metadata_price the metadata (and empty results). */
+  tags: PriceTag[];
+  tableName: string;
+  /** The SQL for a query; null for the metadata endpoint. */
+  query: string | null;
+  resource: PaidResource;
+  /** The decoded, well-formed payment, or null when none was sent. */
+  payload: ExactPaymentPayload | null;
+  /** `SELECT count(*)` over the query (cached by the query service), for per_row prices. */
+  countRows?: () => Promise<number>;
+  /** Runs the query (or builds the document) and holds the result; its row count (null for metadata). */
+  execute: () => Promise<number | null>;
+  /** A provably cheap query (db/inline.ts): a fixed-price one may run while /verify is in flight. */
+  executeEarly?: boolean;
+  /** Aborted when the client has gone away: nothing is settled for a response nobody receives. */
+  signal?: AbortSignal;
+}
+
+/** The x402 SettleResponse, sent back in PAYMENT-RESPONSE (HTTP) or `_meta["x402/payment-response"]` (MCP). */
+export interface SettlementReceipt {
+  success: boolean;
+  transaction: string;
+  network: string;
+  payer?: string;
+  errorReason?: string;
+}
+
+export type PaymentOutcome =
+  | { kind: "free" }
+  | { kind: "payment-required"; body: PaymentRequiredBody; settlement?: SettlementReceipt }
+  | { kind: "paid"; receipt: SettlementReceipt };
+
+export interface PaymentCore {
+  process(work: PaidWork): Promise<PaymentOutcome>;
+}
+
+export interface PaymentCoreDeps {
+  facilitator: FacilitatorClient;
+  store: PaymentStore;
+  chain: ChainReader;
+  maxTimeoutSeconds: number;
+  /** How long a claim may be held before another request may take the payment over. */
+  claimTtlMs: number;
+  onEvent?: PaymentEventSink;
+  /** Milliseconds since the epoch; injectable so time rules can be tested. */
+  now?: () => number;
+}
+
+export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
+  const opts = { maxTimeoutSeconds: deps.maxTimeoutSeconds };
+  const now = deps.now ?? Date.now;
+  const nowSeconds = () => BigInt(Math.floor(now() / 1000));
+  const emit = deps.onEvent ?? (() => {});
+
+  /** Offers known without any database work: fixed (query) or metadata prices. */
+  const offersWithoutWork = (work: PaidWork) => (work.query === null ? offersForMetadata(work.tags, opts) : offersForQuery(work.tags, null, opts));
+  const needsCount = (work: PaidWork) => work.query !== null && work.tags.some((tag) => tag.type === "per_row");
+
+  /** The complete current offers; counts rows (cached) when a per_row tag needs them. */
+  async function currentOffers(work: PaidWork): Promise<Offer[]> {
+    if (!needsCount(work)) return offersWithoutWork(work);
+    if (work.countRows === undefined) throw new Error("per_row prices need countRows");
+    return offersForQuery(work.tags, await work.countRows(), opts);
+  }
+
+  function required(work: PaidWork, offers: Offer[], reason: PaymentRefusal, error: string): PaymentOutcome {
+    emit({ type: "payment.refused", table: work.tableName, reason, detail: error });
+    return { kind: "payment-required", body: paymentRequiredBody(work.resource, offers, error) };
+  }
+
+  /** 402 with the current offers, or free when there is nothing to pay. */
+  async function quote(work: PaidWork, reason: PaymentRefusal, error: string): Promise<PaymentOutcome> {
+    const offers = await currentOffers(work);
+    return offers.length === 0 ? { kind: "free" } : required(work, offers, reason, error);
+  }
+
+  const recorded = createRecordedPayments({ ...deps, opts, now, quote, required, pay: (work, payload, key, id, resumed) => pay(work, payload, key, id, resumed) });
+
+  /** A payment with no settled record: match, check, verify, work, settle, record. */
+  async function pay(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, resumed: boolean): Promise<PaymentOutcome> {
+    // A fixed offer needs no count; anything else is priced from the (cached) count.
+    let offers = offersWithoutWork(work);
+    let offer = findOffer(offers, payload.accepted);
+    if (offer === undefined && needsCount(work)) {
+      offers = await currentOffers(work);
+      if (offers.length === 0) return { kind: "free" };
+      offer = findOffer(offers, payload.accepted);
+    }
+    if (offer === undefined) return quote(work, "no-matching-offer", MSG.noMatch);
+    const problem = await authorizationProblem(payload, offer, nowSeconds());
+    if (problem !== null) return required(work, offers, "local-check", MSG.localCheck(problem));
+
+    // The attempt is committed while the facilitator verifies: both are needed before /settle.
+    const verification = deps.facilitator.verify(payload, offer.requirement);
+    verification.catch(() => {});
+    const early = offer.rows === null && work.executeEarly === true ? work.execute() : null;
+    early?.catch(() => {});
+    let ours = false;
+    if (!resumed) {
+      try {
+        await deps.store.begin(attemptFor(work, payload, key, paymentId, offer));
+        ours = true;
+      } catch (error) {
+        // Another payload took this payment id between our check and our insert.
+        const named = paymentId === null ? undefined : await deps.store.findByPaymentId(paymentId);
+        if (named !== undefined && named.paymentKey !== key) throw new PaymentIdConflictError(paymentId!);
+        throw error;
+      }
+    }
+    // Removes the attempt while no money can have moved because of it, and only if this request made it.
+    const drop = async () => {
+      if (ours) await deps.store.abandon(key);
+    };
+    let rows: number | null;
+    try {
+      const verdict = await verification.catch((error) => {
+        emit({ type: "facilitator.error", endpoint: "verify", message: String((error as Error).message) });
+        throw error;
+      });
+      if (!verdict.isValid) {
+        await drop();
+        return required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
+      }
+      // A query that fails (SQLite error, time limit, row limit) ends here, before any settlement.
+      rows = early !== null ? await early : await work.execute();
+    } catch (error) {
+      await drop();
+      throw error;
+    }
+    if (offer.rows !== null && rows !== offer.rows) {
+      await drop();
+      const fresh = offersForQuery(work.tags, rows ?? 0, opts);
+      if (fresh.length === 0) return { kind: "free" };
+      return required(work, fresh, "rows-changed", MSG.rowsChanged(offer.rows, rows ?? 0));
+    }
+    // A client that left while the work ran would pay for a response nobody receives.
+    if (work.signal?.aborted) {
+      await drop();
+      throw new BadRequestError("The client closed the connection before the response was ready; nothing was charged.");
+    }
+    return settle(work, payload, key, offer, offers, rows, ours);
+  }
+
+  async function settle(work: PaidWork, payload: ExactPaymentPayload, key: string, offer: Offer, offers: Offer[], rows: number | null, ours: boolean): Promise<PaymentOutcome> {
+    // A facilitator failure (throws) leaves the attempt `settling`: the money may have moved.
+    const result = await deps.facilitator.settle(payload, offer.requirement).catch((error) => {
+      emit({ type: "facilitator.error", endpoint: "settle", message: String((error as Error).message) });
+      throw error;
+    });
+    if (!result.success) {
+      // Nothing moved in this attempt; an earlier attempt's record (not ours) stays for the operator.
+      if (ours) await deps.store.abandon(key);
+      const settlement: SettlementReceipt = {
+        success: false,
+        errorReason: result.errorReason,
+        transaction: result.transaction ?? "",
+        network: result.network,
+        ...(result.payer === undefined ? {} : { payer: result.payer }),
+      };
+      const refused = required(work, offers, "not-settled", MSG.notSettled(reasonText(result.errorReason, result.errorMessage)));
+      return { ...(refused as Extract<PaymentOutcome, { kind: "payment-required" }>), settlement };
+    }
+    try {
+      await deps.store.confirm(key, { transaction: result.transaction, payer: result.payer, settledAt: new Date(now()), rows });
+    } catch (error) {
+      // The money has moved: say so loudly, with what the operator needs to reconcile by hand.
+      const message = `settled payment ${result.transaction} (${key}) could not be recorded in the ledger: ${(error as Error).message}`;
+      emit({ type: "ledger.alert", paymentKey: key, transaction: result.transaction, message });
+      throw new ServerError(`The payment was settled (transaction ${result.transaction}) but could not be recorded; the operator has been alerted.`);
+    }
+    emit({
+      type: "payment.settled",
+      table: work.tableName,
+      network: offer.requirement.network,
+      asset: offer.requirement.asset,
+      amount: offer.amount,
+      rows,
+      payer: result.payer,
+      transaction: result.transaction,
+      via: "settlement",
+    });
+    return { kind: "paid", receipt: { success: true, transaction: result.transaction, network: result.network, payer: result.payer } };
+  }
+
+  function attemptFor(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, offer: Offer): SettlementAttempt {
+    return {
+      attemptedAt: new Date(now()),
+      tableName: work.tableName,
+      resourceUrl: work.resource.url,
+      query: work.query,
+      rows: offer.rows,
+      amount: offer.amount,
+      asset: offer.requirement.asset,
+      network: offer.requirement.network,
+      payer: payload.payload.authorization.from,
+      payTo: offer.requirement.payTo,
+      paymentKey: key,
+      paymentId,
+      validBefore: BigInt(payload.payload.authorization.validBefore),
+      signedPayload: JSON.stringify(payload.payload),
+    };
+  }
+
+  return {
+    async process(work) {
+      const payload = work.payload;
+      if (payload === null) return quote(work, "required", MSG.required);
+      // The buyer does not choose how long a payment lives (§6 "Replay and races").
+      if (livesTooLong(payload, deps.maxTimeoutSeconds, nowSeconds())) return quote(work, "lives-too-long", MSG.livesTooLong(deps.maxTimeoutSeconds));
+      const key = paymentKey(payload);
+      const paymentId = paymentIdOf(payload);
+      // A concurrent duplicate is refused before any database or facilitator work.
+      const claim = await deps.store.claim(key, deps.claimTtlMs);
+      if (claim === null) return required(work, offersWithoutWork(work), "in-use", MSG.inUse);
+      try {
+        if (paymentId !== null) {
+          const named = await deps.store.findByPaymentId(paymentId);
+          if (named !== undefined && !samePayment(named.paymentKey, named.signedPayload, key, payload)) throw new PaymentIdConflictError(paymentId);
+        }
+        const record = await deps.store.find(key);
+        if (record === undefined) return await pay(work, payload, key, paymentId, false);
+        return await recorded.presentedAgain(work, payload, key, paymentId, record);
+      } finally {
+        await claim.release();
+      }
+    },
+  };
+}
+
+/**
+ * The reason code, with the facilitator's message when it is a short sentence; long messages
+ * (e.g. a full RPC error dump) stay out of the 402 body.
+ */
+function reasonText(code: string, message: string | undefined): string {
+  return message !== undefined && message.length <= 160 && !message.includes("\n") ? `${code}: ${message}` : code;
+}

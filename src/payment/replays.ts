@@ -1,0 +1,95 @@
+/**
+ * A payment presented again when the store already has a record of it (DESIGN.md §6 "Replay and
+ * races", "Crashes"):
+ *
+ * - Settled: served again without a new charge only for the very same signed payment, for the same
+ *   resource, within maxTimeoutSeconds of its settlement, and for per_row prices only while the
+ *   result still has the rows paid for (a client that lost the response recovers it; the header is
+ *   not a bearer token that buys the resource forever).
+ * - Settling (the answer of /settle was lost, or the process died): the token contract is asked
+ *   whether the authorization was used. If it was, the attempt becomes settled and the buyer gets
+ *   the data, with no second transfer. If not, the payment is tried again as that same attempt,
+ *   which is never deleted by this request (an earlier /settle may still land).
+ *
+ * A refused request never changes the record.
+ */
+import type { ChainReader } from "./chain.ts";
+import type { PaidWork, PaymentOutcome } from "./core.ts";
+import type { PaymentEventSink, PaymentRefusal } from "./events.ts";
+import { sameJson } from "./json-equal.ts";
+import { PAYMENT_MESSAGES as MSG } from "./messages.ts";
+import type { ExactPaymentPayload } from "./payload.ts";
+import { findOffer, offersForQuery, type Offer, type OfferOptions } from "./pricing.ts";
+import type { PaymentRecord, PaymentStore } from "./store.ts";
+
+export interface RecordedPaymentsDeps {
+  store: PaymentStore;
+  chain: ChainReader;
+  maxTimeoutSeconds: number;
+  opts: OfferOptions;
+  now: () => number;
+  onEvent?: PaymentEventSink;
+  quote(work: PaidWork, reason: PaymentRefusal, error: string): Promise<PaymentOutcome>;
+  required(work: PaidWork, offers: Offer[], reason: PaymentRefusal, error: string): PaymentOutcome;
+  /** The ordinary flow; `resumed`: the record exists already and is not this request's to delete. */
+  pay(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, resumed: boolean): Promise<PaymentOutcome>;
+}
+
+/** The same payment: same key and the same signed authorization, byte for byte in meaning. */
+export function samePayment(recordKey: string, recordSignedPayload: string, key: string, payload: ExactPaymentPayload): boolean {
+  return recordKey === key && sameJson(JSON.parse(recordSignedPayload), payload.payload);
+}
+
+export function createRecordedPayments(deps: RecordedPaymentsDeps) {
+  const emit = deps.onEvent ?? (() => {});
+
+  /** Whether the payment accepted a per-row priced offer (anything but a fixed price, for a query). */
+  const paidPerRow = (work: PaidWork, payload: ExactPaymentPayload) =>
+    work.query !== null && findOffer(offersForQuery(work.tags, null, deps.opts), payload.accepted) === undefined;
+
+  async function replay(work: PaidWork, payload: ExactPaymentPayload, record: PaymentRecord): Promise<PaymentOutcome> {
+    if (record.resourceUrl !== work.resource.url) return deps.quote(work, "other-resource", MSG.otherResource);
+    if (deps.now() > record.settledAt.getTime() + deps.maxTimeoutSeconds * 1000) {
+      return deps.quote(work, "replay-expired", MSG.replayExpired(deps.maxTimeoutSeconds));
+    }
+    const rows = await work.execute();
+    if (paidPerRow(work, payload) && record.rows !== null && rows !== record.rows) {
+      const fresh = offersForQuery(work.tags, rows ?? 0, deps.opts);
+      if (fresh.length === 0) return { kind: "free" };
+      return deps.required(work, fresh, "rows-changed", MSG.replayRowsChanged(record.rows, rows ?? 0));
+    }
+    emit({ type: "payment.settled", ...settledFacts(work, record), rows, via: "replay" });
+    return { kind: "paid", receipt: { success: true, transaction: record.transaction, network: record.network, payer: record.payer } };
+  }
+
+  async function resume(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, record: PaymentRecord): Promise<PaymentOutcome> {
+    if (record.resourceUrl !== work.resource.url) return deps.quote(work, "other-resource", MSG.pendingElsewhere);
+    const { from, nonce } = payload.payload.authorization;
+    const ref = { network: record.network, asset: record.asset, from, nonce };
+    if ((await deps.chain.authorizationUsed(ref)) !== true) return deps.pay(work, payload, key, paymentId, true);
+    // The transfer happened: the buyer gets what the attempt was for, and the record says so.
+    const transaction = await deps.chain.findTransaction(ref);
+    const rows = await work.execute();
+    try {
+      await deps.store.confirm(key, { transaction, payer: record.payer, settledAt: new Date(deps.now()), rows });
+    } catch (error) {
+      const message = `payment ${key}, found settled on chain (${transaction || "transaction not found"}), could not be recorded: ${(error as Error).message}`;
+      emit({ type: "ledger.alert", paymentKey: key, transaction, message });
+      throw error;
+    }
+    emit({ type: "payment.settled", ...settledFacts(work, { ...record, transaction }), rows, via: "recovery" });
+    return { kind: "paid", receipt: { success: true, transaction, network: record.network, payer: record.payer } };
+  }
+
+  return {
+    async presentedAgain(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, record: PaymentRecord): Promise<PaymentOutcome> {
+      // Same nonce, another signature or authorization: not this payment.
+      if (!samePayment(record.paymentKey, record.signedPayload, key, payload)) return deps.quote(work, "nonce-used", MSG.nonceUsed);
+      return record.status === "settled" ? replay(work, payload, record) : resume(work, payload, key, paymentId, record);
+    },
+  };
+}
+
+function settledFacts(work: PaidWork, record: PaymentRecord) {
+  return { table: work.tableName, network: record.network, asset: record.asset, amount: record.amount, payer: record.payer, transaction: record.transaction };
+}

@@ -1,0 +1,99 @@
+/**
+ * The query service (DESIGN.md §9): one query, from SQL text to the answer, for every transport.
+ * `GET /api/query` and the MCP `query` tool are bindings over it, so validation, limits, prices
+ * and the payment flow exist once. It takes plain values (the SQL, the resource URL the payment
+ * is bound to, the decoded payment) and returns the answer as a value: data (with the settlement
+ * receipt when paid) or the 402 body. Failures are the error classes of errors.ts.
+ *
+ * What decides a price is what is delivered (§6 "Replay and races"): a paid result is held from
+ * the run the payment was checked against until settlement, and "free because empty" delivers the
+ * empty result the count found, never a second read.
+ */
+import type { Config, PriceTag } from "../config/types.ts";
+import type { QueryExecutor, QueryResult } from "../db/execute.ts";
+import { BadRequestError } from "../errors.ts";
+import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
+import type { ExactPaymentPayload } from "../payment/payload.ts";
+import type { PaidResource, PaymentRequiredBody } from "../payment/pricing.ts";
+import type { ValidatedQuery } from "../sql/dialect.ts";
+
+export const ARROW_STREAM = "application/vnd.apache.arrow.stream";
+
+export interface QueryServiceDeps {
+  config: Config;
+  /** Validates Simplified SQL (cached by text). */
+  validate: (sql: string) => ValidatedQuery | Promise<ValidatedQuery>;
+  executor: QueryExecutor;
+  payments: PaymentCore;
+}
+
+export interface QueryRun {
+  sql: string;
+  /** The URL the payment is bound to: for a query, the SQL is part of it (§6). */
+  resourceUrl: string;
+  payment: ExactPaymentPayload | null;
+  /** Aborted when the client has gone away. */
+  signal?: AbortSignal;
+  /** Called before an unpaid request on a paid table is quoted (the HTTP binding checks its retry will fit). */
+  beforeQuote?: (resource: PaidResource, tags: PriceTag[]) => void;
+}
+
+export type QueryAnswer =
+  | { kind: "data"; table: string; result: QueryResult; receipt: SettlementReceipt | null }
+  | { kind: "payment-required"; body: PaymentRequiredBody; settlement?: SettlementReceipt };
+
+export interface QueryService {
+  run(request: QueryRun): Promise<QueryAnswer>;
+}
+
+export function createQueryService(deps: QueryServiceDeps): QueryService {
+  const { config, executor } = deps;
+
+  /** The per_row quote's row count; a result over max_rows would be refused once paid, so it is refused now. */
+  async function countWithinLimit(query: ValidatedQuery): Promise<number> {
+    const rows = await executor.count(query);
+    const max = config.limits.maxRows;
+    if (rows > max) {
+      throw new BadRequestError(`The result has ${rows} rows, more than the limit of ${max}: add a WHERE condition or a LIMIT of at most ${max}`);
+    }
+    return rows;
+  }
+
+  return {
+    async run(request) {
+      const query = await deps.validate(request.sql);
+      const table = query.table.name;
+      const tags = query.table.config.priceTags;
+      if (!tags.some((tag) => tag.type !== "metadata_price")) {
+        return { kind: "data", table, result: await executor.stream(query), receipt: null };
+      }
+      const resource = { url: request.resourceUrl, description: config.payment.defaultDescription, mimeType: ARROW_STREAM };
+      if (request.payment === null) request.beforeQuote?.(resource, tags);
+
+      let held: { result: QueryResult; rows: number } | null = null;
+      let counted: number | null = null;
+      const outcome = await deps.payments.process({
+        tags,
+        tableName: table,
+        query: request.sql,
+        resource,
+        payload: request.payment,
+        signal: request.signal,
+        countRows: async () => (counted = await countWithinLimit(query)),
+        executeEarly: executor.isSmall(query),
+        execute: async () => {
+          const buffered = await executor.collect(query);
+          held = { result: { complete: buffered.chunks, rows: buffered.rows }, rows: buffered.rows };
+          return buffered.rows;
+        },
+      });
+      if (outcome.kind === "payment-required") return { kind: "payment-required", body: outcome.body, settlement: outcome.settlement };
+      const receipt = outcome.kind === "paid" ? outcome.receipt : null;
+      if (held !== null) return { kind: "data", table, result: (held as { result: QueryResult }).result, receipt };
+      // Free without running the query: the count that priced it found no rows, so the answer is
+      // that empty result; otherwise nothing was priced from the data (a zero price) and it streams.
+      if (counted === 0) return { kind: "data", table, result: executor.empty(query), receipt };
+      return { kind: "data", table, result: await executor.stream(query), receipt };
+    },
+  };
+}
