@@ -1,10 +1,14 @@
-/** `arrow402 payments`: settled payments and totals per table and token, from the ledger. */
+/**
+ * `arrow402 payments`: settled payments, totals per table and token, and unconfirmed attempts,
+ * from the payment store the config names (a SQLite file or PostgreSQL, DESIGN.md §11).
+ */
 import { existsSync } from "node:fs";
-import { openLedger, formatPaymentsReport } from "../payment/ledger.ts";
+import { formatPaymentsReport } from "../payment/report.ts";
+import { openPaymentStore } from "../payment/store/open.ts";
 import { UsageError } from "./args.ts";
 import { loadContext } from "./context.ts";
 
-export function payments(configPath: string | undefined, since: string | undefined): number {
+export async function payments(configPath: string | undefined, since: string | undefined): Promise<number> {
   const { config } = loadContext(configPath);
   let sinceDate: Date | undefined;
   if (since !== undefined) {
@@ -13,15 +17,16 @@ export function payments(configPath: string | undefined, since: string | undefin
       throw new UsageError(`--since '${since}' is not a date: use an ISO date such as 2026-11-01 or 2026-11-01T12:00:00Z`);
     }
   }
-  if (!existsSync(config.ledger.path)) {
+  // Reading must not create a SQLite ledger where the server never wrote one.
+  if (config.ledger.path !== undefined && !existsSync(config.ledger.path)) {
     console.log(`No payments yet (no ledger at ${config.ledger.path}).`);
     return 0;
   }
-  const ledger = openLedger(config.ledger.path);
+  const store = await openPaymentStore(config.ledger);
   try {
-    console.log(formatPaymentsReport(ledger, { since: sinceDate, tokens: config.tokens }));
+    console.log(await formatPaymentsReport(store, { since: sinceDate, tokens: config.tokens }));
   } finally {
-    ledger.close();
+    await store.close();
   }
   return 0;
 }

@@ -11,6 +11,7 @@ import { resolveTokens } from "./custom-tokens.ts";
 import { resolveDashboards } from "./dashboards.ts";
 import { dropEmptyValues } from "./empty-values.ts";
 import { expandEnv, type Env } from "./env.ts";
+import { resolveLedger } from "./ledger.ts";
 import { describeKind, isRecord, Problems } from "./problems.ts";
 import { ConfigSchema, DEFAULTS } from "./schema.ts";
 import { collectSchemaProblems } from "./schema-problems.ts";
@@ -68,12 +69,10 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
   const ledger = sectionOf(config.ledger);
   const limits = sectionOf(config.limits);
   const databasePath = resolve(baseDir, stringOr(database, "sqlite", ""));
-  const ledgerPath = resolve(baseDir, stringOr(ledger, "path", DEFAULTS.ledgerPath));
-  if (typeof database?.sqlite === "string" && database.sqlite !== "" && ledgerPath === databasePath) {
-    problems.add(["ledger", "path"], "is the published database; the ledger needs its own file, e.g. ./arrow402-ledger.sqlite");
-  }
+  const hasDatabase = typeof database?.sqlite === "string" && database.sqlite !== "";
+  const ledgerConfig = resolveLedger(ledger, baseDir, hasDatabase ? databasePath : undefined, problems);
 
-  if (!problems.isEmpty || server === undefined || facilitator === undefined) {
+  if (!problems.isEmpty || server === undefined || facilitator === undefined || ledgerConfig === undefined) {
     throw new ConfigError(problems.isEmpty ? ["(top level): the configuration could not be resolved"] : problems.list);
   }
   return {
@@ -84,7 +83,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
       maxTimeoutSeconds: numberOr(payment, "max_timeout_seconds", DEFAULTS.maxTimeoutSeconds),
       defaultDescription: stringOr(payment, "default_description", DEFAULTS.defaultDescription),
     },
-    ledger: { path: ledgerPath },
+    ledger: ledgerConfig,
     limits: {
       maxRows: numberOr(limits, "max_rows", DEFAULTS.maxRows),
       queryTimeoutMs: numberOr(limits, "query_timeout_ms", DEFAULTS.queryTimeoutMs),

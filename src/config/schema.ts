@@ -176,7 +176,15 @@ export const ConfigSchema = Type.Object(
         closed,
       ),
     ),
-    ledger: Type.Optional(Type.Object({ path: Type.Optional(NonEmpty("path of the payment ledger file")) }, closed)),
+    ledger: Type.Optional(
+      Type.Object(
+        {
+          path: Type.Optional(NonEmpty("path of the payment ledger file (SQLite)")),
+          url: Type.Optional(NonEmpty("postgres:// URL of the payment ledger shared by replicas")),
+        },
+        closed,
+      ),
+    ),
     limits: Type.Optional(
       Type.Object(
         {

@@ -75,6 +75,12 @@ export interface DashboardEntry {
   enabled: boolean;
 }
 
+/**
+ * Where the payment state lives (DESIGN.md §11 "Replicas"): a local SQLite file (absolute path), or
+ * a PostgreSQL database (`postgres://` URL, possibly with a password: never print it).
+ */
+export type LedgerConfig = { path: string; url?: undefined } | { url: string; path?: undefined };
+
 export interface Config {
   server: {
     host: string;
@@ -94,7 +100,7 @@ export interface Config {
     maxTimeoutSeconds: number;
     defaultDescription: string;
   };
-  ledger: { path: string };
+  ledger: LedgerConfig;
   limits: {
     maxRows: number;
     queryTimeoutMs: number;

@@ -1,10 +1,12 @@
 /**
- * What `arrow402 payments` prints (DESIGN.md §1): the settled payments from the ledger and the
- * totals per table and token, amounts in exact human units ("0.004 USDC").
+ * What `arrow402 payments` prints (DESIGN.md §1): the settled payments from the payment store
+ * (either store: the same report for a SQLite file and for PostgreSQL), each once, the totals per
+ * table and token, amounts in exact human units ("0.004 USDC"), and the unconfirmed attempts.
  */
 import type { TokenInfo } from "../config/types.ts";
 import { formatAmount } from "../config/amounts.ts";
-import type { Ledger, LedgerEntry } from "./ledger.ts";
+import type { PaymentRecord, PaymentStore } from "./store.ts";
+import { sumTotals } from "./store/totals.ts";
 
 export interface PaymentsReportOptions {
   since?: Date;
@@ -12,12 +14,19 @@ export interface PaymentsReportOptions {
   tokens: Record<string, TokenInfo>;
 }
 
-export function formatPaymentsReport(ledger: Ledger, opts: PaymentsReportOptions): string {
-  const entries = ledger.list({ since: opts.since });
-  const unconfirmed = ledger.unconfirmed();
+export async function formatPaymentsReport(store: PaymentStore, opts: PaymentsReportOptions): Promise<string> {
+  // Other processes may settle payments while we read (replicas of a PostgreSQL store). Reading
+  // the attempts first and the settled payments second, an attempt confirmed in between shows up
+  // in both reads, never in neither; it is then listed once, as settled. The totals are summed
+  // from the very list printed, so they always agree with it.
+  const pending = await store.unconfirmed();
+  const entries = await store.list({ since: opts.since });
+  const settledKeys = new Set(entries.map((entry) => entry.paymentKey));
+  const unconfirmed = pending.filter((entry) => !settledKeys.has(entry.paymentKey));
+  const totals = sumTotals(entries);
   const scope = opts.since === undefined ? "" : ` since ${opts.since.toISOString()}`;
   const warning = unconfirmedSection(unconfirmed, opts.tokens);
-  if (entries.length === 0) return `No settled payments${scope} in ${ledger.path}.\n${warning}`;
+  if (entries.length === 0) return `No settled payments${scope} in ${store.location}.\n${warning}`;
 
   const tokenFor = tokenLookup(opts.tokens);
   const money = (amount: bigint, network: string, asset: string) => {
@@ -37,7 +46,7 @@ export function formatPaymentsReport(ledger: Ledger, opts: PaymentsReportOptions
     );
   }
   lines.push("", "Totals per table and token:");
-  for (const total of ledger.totals({ since: opts.since })) {
+  for (const total of totals) {
     const count = total.payments === 1 ? "1 payment" : `${total.payments} payments`;
     lines.push(`  ${total.tableName}  ${money(total.amount, total.network, total.asset)}  (${count})`);
   }
@@ -49,7 +58,7 @@ export function formatPaymentsReport(ledger: Ledger, opts: PaymentsReportOptions
  * the server stopped before recording the answer. The money may have moved; the operator checks the
  * payer's authorization nonce on chain (EIP-3009 `authorizationState(payer, nonce)`).
  */
-function unconfirmedSection(entries: LedgerEntry[], tokens: Record<string, TokenInfo>): string {
+function unconfirmedSection(entries: PaymentRecord[], tokens: Record<string, TokenInfo>): string {
   if (entries.length === 0) return "";
   const tokenFor = tokenLookup(tokens);
   const lines = ["", `Unconfirmed settlements (${entries.length}): the outcome is unknown; check each authorization on chain:`];

@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLedger, type LedgerEntry } from "../../src/payment/ledger.ts";
-import { formatPaymentsReport } from "../../src/payment/report.ts";
 import { EIGHTEEN, OTHER_PAY_TO, PAY_TO, USDC_BASE_SEPOLIA } from "./fixtures.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "arrow402-ledger-"));
@@ -85,24 +84,6 @@ describe("ledger", () => {
     ]);
     expect(ledger.totals({ since: c.settledAt }).map((t) => t.amount)).toEqual([7n, 10n ** 18n]);
 
-    const report = formatPaymentsReport(ledger, { tokens: { [USDC_BASE_SEPOLIA.key]: USDC_BASE_SEPOLIA } });
-    expect(report).toContain("Settled payments (4):");
-    expect(report).toContain(`swaps  ${a.rows} rows  0.001 USDC on Base Sepolia`);
-    expect(report).toContain(`swaps  0.0035 USDC on Base Sepolia  (2 payments)`);
-    expect(report).toContain(`blocks  0.000007 USDC on Base Sepolia  (1 payment)`);
-    expect(report).toContain(`${10n ** 18n} units of ${EIGHTEEN.address} on ${EIGHTEEN.network}`);
-    expect(report).toContain(a.resourceUrl);
-
-    const withDai = formatPaymentsReport(ledger, { since: c.settledAt, tokens: { dai: EIGHTEEN, usdc: USDC_BASE_SEPOLIA } });
-    expect(withDai).toContain("(2):");
-    expect(withDai).toContain("swaps  1 DAI on Base  (1 payment)");
-    expect(withDai).not.toContain(a.resourceUrl);
-    ledger.close();
-  });
-
-  test("an empty ledger says so", () => {
-    const ledger = openLedger(join(dir, "empty.sqlite"));
-    expect(formatPaymentsReport(ledger, { tokens: {} })).toMatch(/^No settled payments in /);
     ledger.close();
   });
 });

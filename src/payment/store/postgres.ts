@@ -1,0 +1,189 @@
+/**
+ * The payment store in PostgreSQL (`ledger.url`; DESIGN.md §11 "Replicas"), through Bun's built-in
+ * SQL client: every replica sharing the database shares the claims, the attempts and the ledger,
+ * so N replicas act as one server. Same contract as the SQLite store (store.ts); one contract test
+ * runs against both.
+ *
+ * Claims are rows of an UNLOGGED table with an expiry, taken by one atomic
+ * INSERT … ON CONFLICT DO UPDATE … WHERE expired. Not advisory locks: a session lock belongs to
+ * one connection, so each in-flight payment would pin a pooled connection until its release, and
+ * a stuck holder that keeps its connection open would never expire. A row works through any
+ * pooled connection, expires after `ttlMs` by the database's clock (the same clock for every
+ * replica, whatever theirs say), and costs one round trip without a disk flush.
+ *
+ * Connection failures reject the call (the payment core answers 500/503 and charges nothing).
+ */
+import { SQL } from "bun";
+import { randomUUID } from "node:crypto";
+import type { Claim, PaymentRecord, PaymentStore, PaymentTotal, SettlementAttempt } from "../store.ts";
+import { createSchema } from "./postgres-schema.ts";
+import { postgresConnection, postgresLocation } from "./postgres-url.ts";
+import { alreadyRecorded, noAttemptInProgress } from "./refusals.ts";
+import { sortTotals } from "./totals.ts";
+
+export interface PostgresStoreOptions {
+  /** Largest number of connections in the pool (default 10). */
+  maxConnections?: number;
+  /** Seconds to wait for a connection (default 10). */
+  connectionTimeoutSeconds?: number;
+}
+
+interface Row {
+  status: "settling" | "settled";
+  settled_at: Date;
+  table_name: string;
+  resource_url: string;
+  query: string | null;
+  rows: string | null;
+  amount: string;
+  asset: string;
+  network: string;
+  payer: string;
+  pay_to: string;
+  tx_hash: string;
+  payment_key: string;
+  payment_id: string | null;
+  valid_before: string;
+  signed_payload: string;
+}
+
+/** Opens the pool and creates the schema if missing; rejects, naming the location, when the database cannot be used. */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PaymentStore> {
+  const location = postgresLocation(url);
+  const sql = new SQL({
+    ...postgresConnection(url),
+    max: options.maxConnections ?? 10,
+    connectionTimeout: options.connectionTimeoutSeconds ?? 10,
+  });
+  try {
+    await createSchema(sql);
+    // Claims left by replicas that died are of no use to anyone once expired.
+    await sql`DELETE FROM arrow402_claims WHERE expires_at <= now()`;
+  } catch (error) {
+    await sql.close().catch(() => {});
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot open the payment ledger at ${location}: ${reason}; check ledger.url and that the PostgreSQL server is running and reachable`);
+  }
+
+  // Amounts and validBefore are read as text (exact uint256), rows as text (int8).
+  const select = () => sql`SELECT status, settled_at, table_name, resource_url, query, rows::text AS rows, amount::text AS amount,
+      asset, network, payer, pay_to, tx_hash, payment_key, payment_id, valid_before::text AS valid_before, signed_payload
+    FROM arrow402_payments`;
+  const since = (filter?: { since?: Date }) => filter?.since ?? new Date(0);
+  let closed = false;
+
+  return {
+    location,
+    async claim(paymentKey, ttlMs) {
+      const holder = randomUUID();
+      const taken = await sql`
+        INSERT INTO arrow402_claims (payment_key, holder, expires_at)
+        VALUES (${paymentKey}, ${holder}, now() + ${ttlMs}::float8 * interval '1 millisecond')
+        ON CONFLICT (payment_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+          WHERE arrow402_claims.expires_at <= now()
+        RETURNING holder`;
+      if (taken.length !== 1) return null;
+      let released = false;
+      const claim: Claim = {
+        async release() {
+          if (released) return;
+          // Only our own claim: after expiry another request may hold the key.
+          await sql`DELETE FROM arrow402_claims WHERE payment_key = ${paymentKey} AND holder = ${holder}`;
+          released = true;
+        },
+      };
+      return claim;
+    },
+    async find(paymentKey) {
+      const [row] = (await sql`${select()} WHERE payment_key = ${paymentKey}`) as Row[];
+      return row === undefined ? undefined : toRecord(row);
+    },
+    async findByPaymentId(paymentId) {
+      const [row] = (await sql`${select()} WHERE payment_id = ${paymentId}`) as Row[];
+      return row === undefined ? undefined : toRecord(row);
+    },
+    async begin(attempt: SettlementAttempt) {
+      // Strict: DO NOTHING on either unique key (payment_key, payment_id), then refused.
+      const inserted = await sql`
+        INSERT INTO arrow402_payments (status, settled_at, table_name, resource_url, query, rows, amount, asset, network,
+          payer, pay_to, tx_hash, payment_key, payment_id, valid_before, signed_payload)
+        VALUES ('settling', ${attempt.attemptedAt}, ${attempt.tableName}, ${attempt.resourceUrl}, ${attempt.query},
+          ${attempt.rows}, ${attempt.amount.toString()}::numeric, ${attempt.asset}, ${attempt.network}, ${attempt.payer},
+          ${attempt.payTo}, '', ${attempt.paymentKey}, ${attempt.paymentId}, ${attempt.validBefore.toString()}::numeric,
+          ${attempt.signedPayload})
+        ON CONFLICT DO NOTHING
+        RETURNING id`;
+      if (inserted.length !== 1) throw alreadyRecorded(attempt);
+    },
+    async confirm(paymentKey, settlement) {
+      // synchronous_commit=off for this one statement's transaction (set_config(…, true) lasts
+      // until its commit): committed before we return, without waiting for the WAL flush. A
+      // database crash in the next moment can only turn the row back into `settling`, the attempt
+      // committed durably before the money moved, which `arrow402 payments` lists as unconfirmed.
+      const updated = await sql`
+        WITH no_flush AS (SELECT set_config('synchronous_commit', 'off', true))
+        UPDATE arrow402_payments SET status = 'settled', tx_hash = ${settlement.transaction}, payer = ${settlement.payer},
+          settled_at = ${settlement.settledAt}, rows = ${settlement.rows}
+        FROM no_flush
+        WHERE payment_key = ${paymentKey} AND status = 'settling'`;
+      if (updated.count !== 1) throw noAttemptInProgress(paymentKey);
+    },
+    async abandon(paymentKey) {
+      await sql`DELETE FROM arrow402_payments WHERE payment_key = ${paymentKey} AND status = 'settling'`;
+    },
+    async list(filter) {
+      const rows = (await sql`${select()} WHERE status = 'settled' AND settled_at >= ${since(filter)} ORDER BY settled_at, id`) as Row[];
+      return rows.map(toRecord);
+    },
+    async unconfirmed() {
+      const rows = (await sql`${select()} WHERE status = 'settling' ORDER BY settled_at, id`) as Row[];
+      return rows.map(toRecord);
+    },
+    async totals(filter) {
+      // An asset is one token whatever the case of its address; shown in its smallest spelling (byte order).
+      const rows = (await sql`
+        SELECT table_name, network, min(asset COLLATE "C") AS asset, count(*)::int AS payments, sum(amount)::text AS amount
+        FROM arrow402_payments
+        WHERE status = 'settled' AND settled_at >= ${since(filter)}
+        GROUP BY table_name, network, lower(asset)`) as { table_name: string; network: string; asset: string; payments: number; amount: string }[];
+      return sortTotals(
+        rows.map((row): PaymentTotal => ({
+          tableName: row.table_name,
+          network: row.network,
+          asset: row.asset,
+          payments: row.payments,
+          amount: BigInt(row.amount),
+        })),
+      );
+    },
+    async ping() {
+      await sql`SELECT 1`;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await sql.close();
+    },
+  };
+}
+
+function toRecord(row: Row): PaymentRecord {
+  return {
+    status: row.status,
+    settledAt: row.settled_at,
+    tableName: row.table_name,
+    resourceUrl: row.resource_url,
+    query: row.query,
+    rows: row.rows === null ? null : Number(row.rows),
+    amount: BigInt(row.amount),
+    asset: row.asset,
+    network: row.network,
+    payer: row.payer,
+    payTo: row.pay_to,
+    transaction: row.tx_hash,
+    paymentKey: row.payment_key,
+    paymentId: row.payment_id,
+    validBefore: BigInt(row.valid_before),
+    signedPayload: row.signed_payload,
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * The payment store in a local SQLite file (`ledger.path`, the default; DESIGN.md §6): its own
+ * writable file, never the data file (which is read-only). WAL with synchronous=FULL: a committed
+ * attempt survives a crash or a power loss, so a payment that may have moved money is never
+ * forgotten, and a payment key or payment id is recorded once (unique).
+ *
+ * Several processes may share one file: claims are rows of the file (with an expiry), so they
+ * exclude each other there too, and SQLite serialises the writes (busy_timeout waits for the lock).
+ *
+ * bun:sqlite is synchronous; the store's methods are asynchronous only to share one contract with
+ * the PostgreSQL store (store.ts).
+ */
+import { Database } from "bun:sqlite";
+import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Claim, PaymentRecord, PaymentStore, Settlement, SettlementAttempt } from "../store.ts";
+import { alreadyRecorded, noAttemptInProgress } from "./refusals.ts";
+import { migrate } from "./sqlite-schema.ts";
+import { sumTotals } from "./totals.ts";
+
+export interface SqlitePaymentStore extends PaymentStore {
+  /** The connection's durability settings as SQLite reports them (journal mode; synchronous 2 = FULL). */
+  durability(): { journalMode: string; synchronous: number };
+}
+
+interface Row {
+  status: "settling" | "settled";
+  settled_at: string;
+  table_name: string;
+  resource_url: string;
+  query: string | null;
+  rows: number | null;
+  amount: string;
+  asset: string;
+  network: string;
+  payer: string;
+  pay_to: string;
+  tx_hash: string;
+  payment_key: string;
+  payment_id: string | null;
+  valid_before: string;
+  signed_payload: string;
+}
+
+const COLUMNS = `status, settled_at, table_name, resource_url, query, rows, amount, asset, network, payer, pay_to, tx_hash,
+  payment_key, payment_id, valid_before, signed_payload`;
+
+export function openSqliteStore(path: string): SqlitePaymentStore {
+  // The ledger is the process's own state: its folder (e.g. ./.arrow402/devnet/) is created on
+  // first use, as SQLite creates the file but not the folders above it.
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { create: true, readwrite: true, strict: true });
+  db.run("PRAGMA busy_timeout = 5000");
+  db.run("PRAGMA journal_mode = WAL");
+  db.run("PRAGMA synchronous = FULL");
+  migrate(db);
+
+  const syncNormal = db.prepare("PRAGMA synchronous = NORMAL");
+  const syncFull = db.prepare("PRAGMA synchronous = FULL");
+  /** One commit that need not wait for the disk (see `confirm`); every other write does. */
+  const withoutFsync = <T>(write: () => T): T => {
+    syncNormal.run();
+    try {
+      return write();
+    } finally {
+      syncFull.run();
+    }
+  };
+
+  // A claim is taken when there is none, or when its holder's expired: one statement, so two
+  // processes (SQLite serialises writers) can never both take it.
+  const takeClaim = db.prepare(
+    `INSERT INTO claims (payment_key, holder, expires_at) VALUES (?1, ?2, ?3)
+     ON CONFLICT (payment_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+     WHERE claims.expires_at <= ?4`,
+  );
+  const dropClaim = db.prepare("DELETE FROM claims WHERE payment_key = ? AND holder = ?");
+  // Strict: an attempt never overwrites a record (DO NOTHING on either unique key, then refused).
+  const insertAttempt = db.prepare(
+    `INSERT INTO payments (status, settled_at, table_name, resource_url, query, rows, amount, asset, network, payer, pay_to,
+       tx_hash, payment_key, payment_id, valid_before, signed_payload)
+     VALUES ('settling', $attemptedAt, $tableName, $resourceUrl, $query, $rows, $amount, $asset, $network, $payer, $payTo,
+       '', $paymentKey, $paymentId, $validBefore, $signedPayload)
+     ON CONFLICT DO NOTHING`,
+  );
+  const confirmAttempt = db.prepare(
+    "UPDATE payments SET status = 'settled', tx_hash = ?1, payer = ?2, settled_at = ?3, rows = ?4 WHERE payment_key = ?5 AND status = 'settling'",
+  );
+  const deleteAttempt = db.prepare("DELETE FROM payments WHERE payment_key = ? AND status = 'settling'");
+  const byKey = db.query<Row, [string]>(`SELECT ${COLUMNS} FROM payments WHERE payment_key = ?`);
+  const byPaymentId = db.query<Row, [string]>(`SELECT ${COLUMNS} FROM payments WHERE payment_id = ?`);
+  const settledSince = db.query<Row, [string]>(
+    `SELECT ${COLUMNS} FROM payments WHERE settled_at >= ? AND status = 'settled' ORDER BY settled_at, id`,
+  );
+  const settling = db.query<Row, []>(`SELECT ${COLUMNS} FROM payments WHERE status = 'settling' ORDER BY settled_at, id`);
+  const totalsSince = db.query<Pick<Row, "table_name" | "network" | "asset" | "amount">, [string]>(
+    "SELECT table_name, network, asset, amount FROM payments WHERE settled_at >= ? AND status = 'settled'",
+  );
+
+  // Claims left by processes that died are of no use to anyone once expired.
+  withoutFsync(() => db.run("DELETE FROM claims WHERE expires_at <= ?", [Date.now()]));
+
+  const sinceText = (filter?: { since?: Date }) => (filter?.since ?? new Date(0)).toISOString();
+  let closed = false;
+
+  return {
+    location: path,
+    async claim(paymentKey, ttlMs) {
+      const holder = randomUUID();
+      const now = Date.now();
+      // Claims need not survive a crash (the requests holding them do not either): no fsync.
+      const taken = withoutFsync(() => takeClaim.run(paymentKey, holder, now + ttlMs, now).changes) === 1;
+      if (!taken) return null;
+      let released = false;
+      const claim: Claim = {
+        async release() {
+          if (released || closed) return;
+          released = true;
+          // Only our own claim: after expiry another request may hold the key.
+          withoutFsync(() => dropClaim.run(paymentKey, holder));
+        },
+      };
+      return claim;
+    },
+    async find(paymentKey) {
+      return recordOrUndefined(byKey.get(paymentKey));
+    },
+    async findByPaymentId(paymentId) {
+      return recordOrUndefined(byPaymentId.get(paymentId));
+    },
+    async begin(attempt: SettlementAttempt) {
+      const changes = insertAttempt.run({
+        attemptedAt: attempt.attemptedAt.toISOString(),
+        tableName: attempt.tableName,
+        resourceUrl: attempt.resourceUrl,
+        query: attempt.query,
+        rows: attempt.rows,
+        amount: attempt.amount.toString(),
+        asset: attempt.asset,
+        network: attempt.network,
+        payer: attempt.payer,
+        payTo: attempt.payTo,
+        paymentKey: attempt.paymentKey,
+        paymentId: attempt.paymentId,
+        validBefore: attempt.validBefore.toString(),
+        signedPayload: attempt.signedPayload,
+      }).changes;
+      if (changes !== 1) throw alreadyRecorded(attempt);
+    },
+    async confirm(paymentKey: string, settlement: Settlement) {
+      // synchronous=NORMAL for this one commit: in WAL mode it is written to the WAL file (the OS
+      // has it, so a crash of this process cannot lose it) without waiting for fsync, and WAL with
+      // NORMAL never corrupts the file. Only a power loss before the next fsync (the next `begin`,
+      // or a checkpoint) can undo it, and then the row is back to `settling`: the attempt that was
+      // committed durably before the money moved, listed as unconfirmed by `arrow402 payments`.
+      const changes = withoutFsync(
+        () => confirmAttempt.run(settlement.transaction, settlement.payer, settlement.settledAt.toISOString(), settlement.rows, paymentKey).changes,
+      );
+      if (changes !== 1) throw noAttemptInProgress(paymentKey);
+    },
+    async abandon(paymentKey) {
+      deleteAttempt.run(paymentKey);
+    },
+    async list(filter) {
+      return settledSince.all(sinceText(filter)).map(toRecord);
+    },
+    async unconfirmed() {
+      return settling.all().map(toRecord);
+    },
+    async totals(filter) {
+      return sumTotals(totalsSince.all(sinceText(filter)).map((row) => ({
+        tableName: row.table_name,
+        network: row.network,
+        asset: row.asset,
+        amount: BigInt(row.amount),
+      })));
+    },
+    async ping() {
+      db.query("SELECT 1").get();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+    durability() {
+      const journal = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get();
+      const sync = db.query<{ synchronous: number }, []>("PRAGMA synchronous").get();
+      return { journalMode: journal?.journal_mode ?? "unknown", synchronous: sync?.synchronous ?? -1 };
+    },
+  };
+}
+
+function recordOrUndefined(row: Row | null): PaymentRecord | undefined {
+  return row === null ? undefined : toRecord(row);
+}
+
+function toRecord(row: Row): PaymentRecord {
+  return {
+    status: row.status,
+    settledAt: new Date(row.settled_at),
+    tableName: row.table_name,
+    resourceUrl: row.resource_url,
+    query: row.query,
+    rows: row.rows,
+    amount: BigInt(row.amount),
+    asset: row.asset,
+    network: row.network,
+    payer: row.payer,
+    payTo: row.pay_to,
+    transaction: row.tx_hash,
+    paymentKey: row.payment_key,
+    paymentId: row.payment_id,
+    validBefore: BigInt(row.valid_before),
+    signedPayload: row.signed_payload,
+  };
+}

@@ -1,0 +1,281 @@
+/**
+ * A real PostgreSQL server for tests (DESIGN.md §11 "Replicas": tests use a real PostgreSQL, never a
+ * mock): `initdb` into a temporary folder, `postgres` on a free 127.0.0.1 port with its socket in
+ * that folder, trust authentication on loopback. Started as the `postgres` OS user when the tests
+ * run as root (the server refuses to run as root). Tuned for tests, not for safety: fsync off.
+ *
+ * The server cannot outlive the test process: `stop()` (fast shutdown), exit/SIGINT/SIGTERM
+ * handlers, and a watchdog shell loop that stops it once the test process is gone without running
+ * any handler (SIGKILL, crash), as devnet/chain.ts does for anvil.
+ */
+import { afterAll, beforeAll } from "bun:test";
+import { SQL } from "bun";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface PostgresServer {
+  /** URL of the `postgres` maintenance database, e.g. postgres://postgres@127.0.0.1:54321/postgres. */
+  url: string;
+  port: number;
+  /** Process id of the postmaster. */
+  pid: number;
+  /** Creates an empty database and returns its URL. */
+  createDatabase(name?: string): Promise<string>;
+  /** Fast shutdown (open connections are ended), then the folder is removed; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Test hooks (`beforeAll`/`afterAll`) for a test file: its own server and a fresh database. */
+export interface PostgresForTests {
+  /** The fresh database's URL (after `beforeAll`). */
+  readonly url: string;
+  readonly server: PostgresServer;
+}
+
+const START_TIMEOUT_MS = 30_000;
+const HOOK_TIMEOUT_MS = 60_000;
+
+export function usePostgres(): PostgresForTests {
+  let server: PostgresServer | undefined;
+  let url: string | undefined;
+  beforeAll(async () => {
+    server = await startPostgres();
+    url = await server.createDatabase();
+  }, HOOK_TIMEOUT_MS);
+  afterAll(async () => {
+    await server?.stop();
+  }, HOOK_TIMEOUT_MS);
+  return {
+    get url() {
+      if (url === undefined) throw new Error("the PostgreSQL test server is not started yet (use its url inside tests or hooks)");
+      return url;
+    },
+    get server() {
+      if (server === undefined) throw new Error("the PostgreSQL test server is not started yet");
+      return server;
+    },
+  };
+}
+
+export interface PostgresOptions {
+  /** Server settings (`-c name=value`) over the test defaults, e.g. `{ fsync: "on" }` to measure real commits. */
+  settings?: Record<string, string>;
+}
+
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
+  const bin = postgresBinDir();
+  const owner = serverOwner();
+  const dir = mkdtempSync(join(tmpdir(), "arrow402-pg-"));
+  if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
+  const dataDir = join(dir, "data");
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C", LC_ALL: "C", TZ: "UTC" };
+
+  const init = Bun.spawnSync(
+    [join(bin, "initdb"), "-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"],
+    { env, stdin: "ignore", stdout: "pipe", stderr: "pipe", ...owner },
+  );
+  if (init.exitCode !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`initdb failed: ${init.stderr.toString().trim() || init.stdout.toString().trim()}`);
+  }
+
+  // A port picked now may be taken by the time the server binds it: try a few.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    try {
+      return await launch(bin, dir, dataDir, port, env, owner, options.settings ?? {});
+    } catch (error) {
+      lastError = error;
+      if (!/already in use|could not bind/i.test(String(error))) break;
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw lastError;
+}
+
+async function launch(
+  bin: string,
+  dir: string,
+  dataDir: string,
+  port: number,
+  env: Record<string, string>,
+  owner: { uid: number; gid: number } | undefined,
+  extraSettings: Record<string, string>,
+): Promise<PostgresServer> {
+  const logPath = join(dir, `postgres-${port}.log`);
+  const settings = {
+    listen_addresses: "127.0.0.1",
+    port: String(port),
+    unix_socket_directories: dir,
+    fsync: "off",
+    full_page_writes: "off",
+    shared_buffers: "16MB",
+    max_connections: "100",
+    logging_collector: "off",
+    ...extraSettings,
+  };
+  const args = Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+  // Logs go to a file: nothing has to drain a pipe, and a chatty server can never block on one.
+  const postgres = Bun.spawn([join(bin, "postgres"), "-D", dataDir, ...args], {
+    env,
+    stdin: "ignore",
+    stdout: Bun.file(logPath),
+    stderr: Bun.file(logPath),
+    ...owner,
+  });
+  postgres.unref();
+  const watchdog = spawnWatchdog(postgres.pid, dir);
+  const detachHandlers = stopOnProcessEnd(postgres);
+
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    detachHandlers();
+    postgres.kill("SIGINT"); // fast shutdown: open connections are ended, nothing is waited for
+    const exited = await Promise.race([postgres.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
+    if (!exited) {
+      postgres.kill("SIGKILL");
+      await postgres.exited;
+    }
+    watchdog.kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  try {
+    await waitForReady(postgres, logPath, url);
+  } catch (error) {
+    detachHandlers();
+    postgres.kill("SIGKILL");
+    await postgres.exited;
+    watchdog.kill();
+    throw error;
+  }
+
+  let databases = 0;
+  return {
+    url,
+    port,
+    pid: postgres.pid,
+    stop,
+    async createDatabase(name) {
+      databases += 1;
+      const database = name ?? `test_${databases}_${process.pid}`;
+      if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`database name '${database}' must be lower-case letters, digits and _`);
+      const admin = new SQL({ url, max: 1 });
+      try {
+        await admin.unsafe(`CREATE DATABASE ${database}`);
+      } finally {
+        await admin.close();
+      }
+      return `postgres://postgres@127.0.0.1:${port}/${database}`;
+    },
+  };
+}
+
+/** The newest installed PostgreSQL's bin folder (Debian keeps them in /usr/lib/postgresql/<major>/bin), or PATH. */
+export function postgresBinDir(): string {
+  const root = "/usr/lib/postgresql";
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+(\.\d+)?$/.test(name) && existsSync(join(root, name, "bin", "postgres")))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (majors[0] !== undefined) return join(root, majors[0], "bin");
+  const onPath = Bun.which("postgres");
+  if (onPath !== null && Bun.which("initdb") !== null) return join(onPath, "..");
+  throw new Error(
+    "PostgreSQL is not installed: run `sh scripts/test-tools.sh` as root (it installs Debian's postgresql), or install PostgreSQL and put its bin folder (initdb, postgres) on PATH",
+  );
+}
+
+/** The server runs as `postgres` when we are root (it refuses root); otherwise as ourselves. */
+function serverOwner(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => Bun.spawnSync(["id", flag, "postgres"], { stdout: "pipe", stderr: "pipe" });
+  const uid = id("-u");
+  const gid = id("-g");
+  if (uid.exitCode !== 0 || gid.exitCode !== 0) {
+    throw new Error("the tests run as root and there is no 'postgres' user to run PostgreSQL as: install Debian's postgresql package (sh scripts/test-tools.sh)");
+  }
+  return { uid: Number(uid.stdout.toString().trim()), gid: Number(gid.stdout.toString().trim()) };
+}
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+async function waitForReady(postgres: Bun.Subprocess, logPath: string, url: string): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (postgres.exitCode !== null || postgres.signalCode !== null) {
+      const log = await Bun.file(logPath).text().catch(() => "");
+      throw new Error(`postgres exited before accepting connections: ${log.trim().split("\n").slice(-3).join(" | ")}`);
+    }
+    const log = await Bun.file(logPath).text().catch(() => "");
+    if (log.includes("ready to accept connections")) {
+      const probe = new SQL({ url, max: 1, connectionTimeout: 5 });
+      try {
+        await probe`SELECT 1`;
+        return;
+      } catch {
+        // not answering yet
+      } finally {
+        await probe.close();
+      }
+    }
+    await Bun.sleep(50);
+  }
+  throw new Error(`postgres did not accept connections within ${START_TIMEOUT_MS} ms (log: ${logPath})`);
+}
+
+/** A shell loop that stops the server (and removes its folder) once our pid is gone; it ends itself when the server ends. */
+function spawnWatchdog(serverPid: number, dir: string): Bun.Subprocess {
+  const script = [
+    'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done',
+    'kill -0 "$1" 2>/dev/null && exit 0', // the server ended while we live: stop() cleans up
+    'kill -INT "$2" 2>/dev/null',
+    'while kill -0 "$2" 2>/dev/null; do sleep 0.2; done',
+    'rm -rf "$3"',
+  ].join("; ");
+  const watchdog = Bun.spawn(["sh", "-c", script, "postgres-watchdog", String(process.pid), String(serverPid), dir], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  watchdog.unref();
+  return watchdog;
+}
+
+/**
+ * Stops the server on exit and on SIGINT/SIGTERM. A signal handler replaces the default
+ * "terminate" behaviour, so when ours is the only one the signal is raised again after removing it.
+ */
+function stopOnProcessEnd(postgres: Bun.Subprocess): () => void {
+  const onExit = () => postgres.kill("SIGINT");
+  const onSignal = (signal: NodeJS.Signals) => {
+    postgres.kill("SIGINT");
+    detach();
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const detach = () => {
+    process.off("exit", onExit);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
+  process.on("exit", onExit);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return detach;
+}
