@@ -16,7 +16,7 @@ import { VERSION } from "./version.ts";
 export interface BuiltApp {
   app: App;
   catalog: Catalog;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface RunningServer {
@@ -31,13 +31,13 @@ export interface BuildOptions {
   peerAddress?: (request: Request) => string | null;
 }
 
-export function buildApp(config: Config, options: BuildOptions = {}): BuiltApp {
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   const db = openReadOnly(config.database.sqlite);
   const { catalog, problems } = readCatalog(db, config.tables);
   db.close();
   if (problems.length > 0) throw new ConfigError(problems);
+  const store = await openPaymentStore(config.ledger);
   const executor = new QueryExecutor(config.database.sqlite, config.limits, options.workers);
-  const store = openPaymentStore(config.ledger);
   const payments = createPaymentCore({
     facilitator: createFacilitatorClient(config.facilitator),
     store,
@@ -49,27 +49,27 @@ export function buildApp(config: Config, options: BuildOptions = {}): BuiltApp {
   return {
     app,
     catalog,
-    close() {
+    async close() {
       executor.close();
-      void store.close();
+      await store.close();
     },
   };
 }
 
-export function startServer(config: Config, options: { workers?: number } = {}): RunningServer {
+export async function startServer(config: Config, options: { workers?: number } = {}): Promise<RunningServer> {
   let built: BuiltApp | null = null;
   const server = Bun.serve({
     hostname: config.server.host,
     port: config.server.port,
     // Elysia's compiled handler itself (`app.handle` wraps it in one more promise).
-    fetch: (request) => built!.app.fetch(request),
+    fetch: (request) => (built === null ? new Response("Starting: retry shortly", { status: 503, headers: { "retry-after": "1" } }) : built.app.fetch(request)),
     // Large results stream for a while; the query time limit bounds the work, not this.
     idleTimeout: 0,
   });
   // Port 0 means "any free port": a base_url still naming port 0 follows the real one.
   const baseUrl = config.server.baseUrl.replace(/:0$/, `:${server.port}`);
   try {
-    built = buildApp({ ...config, server: { ...config.server, baseUrl } }, { ...options, peerAddress: (request) => server.requestIP(request)?.address ?? null });
+    built = await buildApp({ ...config, server: { ...config.server, baseUrl } }, { ...options, peerAddress: (request) => server.requestIP(request)?.address ?? null });
   } catch (error) {
     void server.stop(true);
     throw error;
@@ -80,7 +80,7 @@ export function startServer(config: Config, options: { workers?: number } = {}):
     catalog: app.catalog,
     async stop() {
       await server.stop(true);
-      app.close();
+      await app.close();
     },
   };
 }

@@ -8,6 +8,8 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../src/app.ts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { authorizeTransfer } from "../devnet/authorize.ts";
 import { buildApp, type BuiltApp } from "../src/server.ts";
 import { createTypesDatabase, PAY_TO, tempDir, typesConfig } from "./support/fixtures.ts";
 
@@ -48,7 +50,7 @@ beforeAll(async () => {
     ],
     dashboards: { root: "dashboards", entries: [{ slug: "dex", title: "DEX", table: "kinds" }] },
   });
-  built = buildApp(config);
+  built = await buildApp(config);
   app = built.app;
 });
 afterAll(() => built.close());
@@ -57,22 +59,19 @@ const get = (path: string, headers: Record<string, string> = {}) =>
   app.handle(new Request(`http://localhost:4021${path}`, { headers }));
 const q = (sql: string) => `/api/query?query=${encodeURIComponent(sql)}`;
 
-/** A well-formed x402 V2 payload for `accepted`, signed with junk: it only has to parse. */
-function payment(accepted: unknown): string {
+/** An x402 V2 payload for `accepted`, signed for real by a fresh key (it passes the local checks). */
+async function payment(accepted: any): Promise<string> {
+  const [from, to, value, validAfter, validBefore, nonce, signature] = await authorizeTransfer(privateKeyToAccount(generatePrivateKey()), {
+    token: { address: accepted.asset, name: accepted.extra.name, version: accepted.extra.version, chainId: Number(accepted.network.split(":")[1]) },
+    to: accepted.payTo,
+    value: BigInt(accepted.amount),
+    validBefore: BigInt(Math.floor(Date.now() / 1000) + 300),
+  });
+  const authorization = { from, to, value: String(value), validAfter: String(validAfter), validBefore: String(validBefore), nonce };
   const payload = {
     x402Version: 2,
     accepted,
-    payload: {
-      signature: `0x${"ab".repeat(65)}`,
-      authorization: {
-        from: "0x1111111111111111111111111111111111111111",
-        to: PAY_TO,
-        value: "500000",
-        validAfter: "0",
-        validBefore: String(Math.floor(Date.now() / 1000) + 600),
-        nonce: `0x${"01".repeat(32)}`,
-      },
-    },
+    payload: { signature, authorization },
     resource: { url: "http://localhost:4021/api/query", description: "", mimeType: "application/vnd.apache.arrow.stream" },
   };
   return btoa(JSON.stringify(payload));
@@ -103,13 +102,13 @@ const cases: [string, () => Promise<Response>, number, Shape, string][] = [
   ["malformed payment payload", () => get(q("SELECT id FROM items"), { "payment-signature": btoa(JSON.stringify({ x402Version: 2 })) }), 400, "text", "PAYMENT-SIGNATURE"],
   ["payment required (query)", () => get(q("SELECT id FROM items")), 402, "x402", "Payment required"],
   ["payment required (metadata)", () => get("/api/table/items"), 402, "x402", "Payment required"],
-  ["payment matching no offer", () => get(q("SELECT id FROM items"), { "payment-signature": payment({ scheme: "exact", network: "eip155:84532", amount: "1", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2" } }) }), 402, "x402", ""],
+  ["payment matching no offer", async () => get(q("SELECT id FROM items"), { "payment-signature": await payment({ scheme: "exact", network: "eip155:84532", amount: "1", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2" } }) }), 402, "x402", ""],
   ["unknown table metadata", () => get("/api/table/nope"), 404, "json-error", "Table 'nope' not found"],
   ["table name that is not valid percent-encoding", () => get("/api/table/%ZZ"), 400, "text", "percent-encoding"],
   ["unknown path", () => get("/nope/deeper"), 404, "bare", ""],
   ["value that does not fit", () => get(q("SELECT * FROM broken")), 500, "text", "column 'n', rowid 2"],
   ["value that does not fit (small read)", () => get(q("SELECT * FROM broken LIMIT 5")), 500, "text", "column 'n', rowid 2"],
-  ["facilitator unreachable", async () => get(q("SELECT id FROM items"), { "payment-signature": payment(await fixedOffer()) }), 500, "text", "facilitator"],
+  ["facilitator unreachable", async () => get(q("SELECT id FROM items"), { "payment-signature": await payment(await fixedOffer()) }), 500, "text", "facilitator"],
   ["dashboards not generated", () => get("/"), 503, "text", "arrow402 dashboards"],
   ["dashboard folder before generation", () => get("/dex/"), 503, "text", "arrow402 dashboards"],
 ];

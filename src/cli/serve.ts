@@ -12,7 +12,7 @@ export async function serve(configPath: string | undefined, bind: string | undef
   const { db, catalog } = openCatalog(config);
   if (context.isDemo) await ensureDemoDashboards(config, db, catalog);
   db.close();
-  const server = startServer(config);
+  const server = await startServer(config);
   const { url } = server;
   console.log(`arrow402 ${VERSION} serving ${catalog.tables.length} table(s) from ${context.source} on ${url}`);
   if (context.isDemo) {

@@ -121,7 +121,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       if (offers.length === 0) return { kind: "free" };
       offer = findOffer(offers, payload.accepted);
     }
-    if (offer === undefined) return quote(work, "no-matching-offer", MSG.noMatch);
+    if (offer === undefined) return required(work, offers, "no-matching-offer", MSG.noMatch);
     const problem = await authorizationProblem(payload, offer, nowSeconds());
     if (problem !== null) return required(work, offers, "local-check", MSG.localCheck(problem));
 

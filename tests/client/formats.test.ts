@@ -24,7 +24,7 @@ async function arrowOf(sql: string): Promise<Uint8Array> {
 
 beforeAll(async () => {
   createTypesDatabase(join(dir, "types.sqlite"));
-  server = startServer(typesConfig(dir), { workers: 1 });
+  server = await startServer(typesConfig(dir), { workers: 1 });
   kinds = await arrowOf("SELECT * FROM kinds ORDER BY id");
   empty = await arrowOf("SELECT id, label FROM kinds WHERE id > 100");
 });

@@ -21,7 +21,7 @@ let quote: { headers: Headers; body: Uint8Array };
 
 beforeAll(async () => {
   createTypesDatabase(join(dir, "types.sqlite"));
-  server = startServer(typesConfig(dir), { workers: 1 });
+  server = await startServer(typesConfig(dir), { workers: 1 });
   const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent("SELECT * FROM items WHERE id <= 24")}`);
   expect(response.status).toBe(402);
   quote = { headers: response.headers, body: new Uint8Array(await response.arrayBuffer()) };

@@ -12,11 +12,11 @@ import { createTypesDatabase, PAY_TO, tempDir, typesConfig } from "../support/fi
 let server: RunningServer;
 let dbPath: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   const dir = tempDir();
   dbPath = join(dir, "types.sqlite");
   createTypesDatabase(dbPath);
-  server = startServer(typesConfig(dir, { server: { bind: "127.0.0.1:0", cors_origins: ["https://app.example"] } }));
+  server = await startServer(typesConfig(dir, { server: { bind: "127.0.0.1:0", cors_origins: ["https://app.example"] } }));
 });
 afterAll(() => server.stop());
 

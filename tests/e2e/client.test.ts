@@ -88,7 +88,7 @@ beforeAll(async () => {
     },
     { baseDir: dir, env: {} },
   );
-  server = startServer(config, { workers: 1 });
+  server = await startServer(config, { workers: 1 });
 }, 60_000);
 
 afterAll(async () => {

@@ -15,11 +15,11 @@ import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.t
 let server: RunningServer;
 let writer: Database;
 
-beforeAll(() => {
+beforeAll(async () => {
   const dir = tempDir();
   const path = join(dir, "types.sqlite");
   createTypesDatabase(path);
-  server = startServer(typesConfig(dir, { limits: { query_timeout_ms: 10_000 } }), { workers: 2 });
+  server = await startServer(typesConfig(dir, { limits: { query_timeout_ms: 10_000 } }), { workers: 2 });
   // The writer shares this thread with the server, so it must never wait for a lock (the
   // server could not release it meanwhile): each write first lets the read snapshot end.
   writer = new Database(path);

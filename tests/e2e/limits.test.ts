@@ -22,7 +22,7 @@ let strict: RunningServer;
 let timed: RunningServer;
 let single: RunningServer;
 
-beforeAll(() => {
+beforeAll(async () => {
   const dir = tempDir();
   const path = join(dir, "types.sqlite");
   createTypesDatabase(path);
@@ -39,14 +39,14 @@ beforeAll(() => {
       price_tags: [{ type: "per_row", pay_to: PAY_TO, token: "usdc/base_sepolia", amount_per_item: "0.001" }],
     },
   ];
-  fast = startServer(typesConfig(dir, { tables, limits: { query_timeout_ms: 60000 } }), { workers: 2 });
-  strict = startServer(
+  fast = await startServer(typesConfig(dir, { tables, limits: { query_timeout_ms: 60000 } }), { workers: 2 });
+  strict = await startServer(
     typesConfig(dir, { tables, ledger: { path: "ledger2.sqlite" }, limits: { query_timeout_ms: 60000, max_rows: 50, max_query_bytes: 300 } }),
     { workers: 2 },
   );
   // The slow query takes seconds even on an idle machine; quick ones have the whole second.
-  timed = startServer(typesConfig(dir, { tables, ledger: { path: "ledger3.sqlite" }, limits: { query_timeout_ms: 1000 } }), { workers: 2 });
-  single = startServer(typesConfig(dir, { tables, ledger: { path: "ledger4.sqlite" }, limits: { query_timeout_ms: 1000 } }), { workers: 1 });
+  timed = await startServer(typesConfig(dir, { tables, ledger: { path: "ledger3.sqlite" }, limits: { query_timeout_ms: 1000 } }), { workers: 2 });
+  single = await startServer(typesConfig(dir, { tables, ledger: { path: "ledger4.sqlite" }, limits: { query_timeout_ms: 1000 } }), { workers: 1 });
 });
 afterAll(async () => {
   await fast.stop();

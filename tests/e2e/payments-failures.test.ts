@@ -108,7 +108,7 @@ describe("a payment that does not match what is sold is 402, and nothing moves",
     await unchanged();
   });
 
-  test("authorization value lowered after signing: the facilitator refuses it", async () => {
+  test("authorization value lowered after signing: refused before the facilitator is asked", async () => {
     const url = queryUrl(server.url, PER_ROW_SQL);
     const payer = await newPayer(sandbox.devnet, FUNDS);
     const signed = (await payer.sign(await paymentRequired(url))) as Record<string, any>;
@@ -116,8 +116,8 @@ describe("a payment that does not match what is sold is 402, and nothing moves",
     const authorization = { ...signed.payload.authorization, value: "1" };
     const tampered = { ...signed, payload: { ...signed.payload, authorization } };
     const body = await expect402(await send(url, encodePayment(tampered)), PER_ROW_SQL);
-    expect(body.error).toContain("not verified");
-    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect(body.error).toContain("the authorization is for 1 units");
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
     await unchanged();
   });
 
@@ -146,15 +146,15 @@ describe("a payment that does not match what is sold is 402, and nothing moves",
     await unchanged();
   });
 
-  test("authorization.to changed after signing (accepted intact): the facilitator refuses it", async () => {
+  test("authorization.to changed after signing (accepted intact): refused before the facilitator is asked", async () => {
     const url = queryUrl(server.url, FIXED_SQL);
     const payer = await newPayer(sandbox.devnet, FUNDS);
     const signed = (await payer.sign(await paymentRequired(url))) as Record<string, any>;
     const unchanged = await noChargeGuard(payer);
     const authorization = { ...signed.payload.authorization, to: ATTACKER };
     const body = await expect402(await send(url, encodePayment({ ...signed, payload: { ...signed.payload, authorization } })), FIXED_SQL);
-    expect(body.error).toContain("not verified");
-    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect(body.error).toContain("not the offer's payTo");
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
     await unchanged();
   });
 
@@ -190,7 +190,7 @@ describe("an authorization signed by hand (EIP-3009 TransferWithAuthorization wi
   test("still valid: accepted and settled (so the expired case below is refused for its time alone)", async () => {
     const url = queryUrl(server.url, PER_ROW_SQL);
     const payer = await newPayer(sandbox.devnet, FUNDS);
-    const { price, header } = await handSigned(payer, url, now() + 600n);
+    const { price, header } = await handSigned(payer, url, now() + 300n);
     const response = await send(url, header);
     expect(response.status).toBe(200);
     expect(decodeHeader(response.headers.get("PAYMENT-RESPONSE"))).toMatchObject({ success: true, payer: payer.address });
@@ -203,8 +203,19 @@ describe("an authorization signed by hand (EIP-3009 TransferWithAuthorization wi
     const { header } = await handSigned(payer, url, now() - 60n);
     const unchanged = await noChargeGuard(payer);
     const body = await expect402(await send(url, header), PER_ROW_SQL);
-    expect(body.error).toContain("not verified");
-    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect(body.error).toContain("the authorization has expired");
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
+    await unchanged();
+  });
+
+  test("validBefore further ahead than maxTimeoutSeconds allows: 402 before any work, nothing settled", async () => {
+    const url = queryUrl(server.url, PER_ROW_SQL);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const { header } = await handSigned(payer, url, 2n ** 255n);
+    const unchanged = await noChargeGuard(payer);
+    const body = await expect402(await send(url, header), PER_ROW_SQL);
+    expect(body.error).toContain("validBefore lies more than 300 seconds in the future");
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
     await unchanged();
   });
 });

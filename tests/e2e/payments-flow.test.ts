@@ -157,13 +157,34 @@ describe("per_row query", () => {
     expect(server.ledgerRows().at(-1)).toMatchObject({ table_name: "cheap_items", rows: 5, amount: PRICES.cheapMinTotal.units.toString() });
   });
 
-  test("an empty result is 200 without payment: a valid Arrow stream with the schema and zero rows", async () => {
-    const response = await fetch(queryUrl(server.url, "SELECT id, name, price FROM items WHERE id < 0"));
-    expect(response.headers.get("PAYMENT-RESPONSE")).toBeNull();
-    const { table, rows } = await arrowResult(response);
+  test("an empty result on a table without a metadata price is 200 without payment: a valid Arrow stream with the schema and zero rows", async () => {
+    const tag = { type: "per_row", pay_to: sandbox.devnet.payTo, token: "usdc/devnet", amount_per_item: PRICES.perItem.config };
+    const plain = await sandbox.serve({ tables: [{ name: "items", description: "Paid per row, no metadata price", price_tags: [tag] }] });
+    try {
+      const response = await fetch(queryUrl(plain.url, "SELECT id, name, price FROM items WHERE id < 0"));
+      expect(response.headers.get("PAYMENT-RESPONSE")).toBeNull();
+      const { table, rows } = await arrowResult(response);
+      expect(rows).toEqual([]);
+      expect(table.schema.fields.map((field) => `${field.name}:${field.type}`)).toEqual(["id:Int64", "name:Utf8", "price:Float64"]);
+      expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
+    } finally {
+      await plain.stop();
+    }
+  });
+
+  test("an empty result on a table whose metadata is sold costs the metadata price: its schema is not free", async () => {
+    for (const sql of ["SELECT * FROM items LIMIT 0", "SELECT * FROM items WHERE id < 0"]) {
+      const url = queryUrl(server.url, sql);
+      const quoted = await paymentRequired(url);
+      expect(quoted.accepts).toEqual([offer(PRICES.metadata.units)]);
+      expect(quoted.resource.description).toBe(`${QUERY_DESCRIPTION} - 0 rows`);
+    }
+    const url = queryUrl(server.url, "SELECT * FROM items LIMIT 0");
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const { table, rows } = await arrowResult(await payer.fetch(url));
     expect(rows).toEqual([]);
-    expect(table.schema.fields.map((field) => `${field.name}:${field.type}`)).toEqual(["id:Int64", "name:Utf8", "price:Float64"]);
-    expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
+    expect(table.schema.fields.length).toBeGreaterThan(0);
+    expect(await sandbox.devnet.balanceOf(payer.address)).toBe(FUNDS - PRICES.metadata.units);
   });
 });
 

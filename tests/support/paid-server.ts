@@ -153,14 +153,14 @@ export async function startPaidSandbox(): Promise<PaidSandbox> {
     const configPath = join(dir, `arrow402-${serial}.yaml`);
     writeFileSync(configPath, Bun.YAML.stringify(raw, null, 2));
     const config = resolveConfig(Bun.YAML.parse(await Bun.file(configPath).text()), { baseDir: dir, env: {} });
-    const running = startServer(config);
+    const running = await startServer(config);
     const server: PaidServer = {
       url: running.url,
       config,
       configPath,
-      ledgerPath: config.ledger.path,
-      ledgerRows: () => readLedger(config.ledger.path, "settled"),
-      unconfirmedRows: () => readLedger(config.ledger.path, "settling"),
+      ledgerPath: config.ledger.path!,
+      ledgerRows: () => readLedger(config.ledger.path!, "settled"),
+      unconfirmedRows: () => readLedger(config.ledger.path!, "settling"),
       async stop() {
         servers.delete(server);
         await running.stop();

@@ -1,0 +1,162 @@
+/**
+ * A payment presented when the store already knows it (DESIGN.md §6 "Replay and races",
+ * "Crashes"), and the one-request-per-payment claim, against the devnet.
+ */
+import { describe, expect, test } from "bun:test";
+import { createPublicClient, http } from "viem";
+import { PaymentIdConflictError } from "../../src/errors.ts";
+import { PAYMENT_MESSAGES } from "../../src/payment/messages.ts";
+import { PAYMENT_IDENTIFIER } from "../../src/payment/payload.ts";
+import { copy, expect402, expectPaid, fixedTags, perRowTags, queryWork, signFirst, useHarness, type Harness } from "./core-harness.ts";
+
+const h = useHarness();
+
+/** A fixed-price payment settled for `SELECT … WHERE id <= maxId`. */
+async function settledFixed(harness: Harness, maxId = 6) {
+  const { body } = expect402(await harness.core.process(queryWork(maxId, fixedTags(harness), null, harness).work));
+  const signed = await signFirst(harness, body);
+  const paid = expectPaid(await harness.core.process(queryWork(maxId, fixedTags(harness), signed.payload, harness).work));
+  harness.proxy.resetCounts();
+  return { ...signed, receipt: paid.receipt };
+}
+
+describe("one request per payment", () => {
+  test("concurrent duplicates: one is processed, the others get 402 at once without any work; exactly one settlement", async () => {
+    const { body } = expect402(await h.core.process(queryWork(10, perRowTags(h), null, h).work));
+    const { payload, payer } = await signFirst(h, body);
+    h.proxy.resetCounts();
+    const attempts = Array.from({ length: 5 }, () => queryWork(10, perRowTags(h), payload, h));
+    const outcomes = await Promise.all(attempts.map(({ work }) => h.core.process(work)));
+    expect(outcomes.filter((o) => o.kind === "paid")).toHaveLength(1);
+    const refused = outcomes.filter((o) => o.kind === "payment-required");
+    expect(refused).toHaveLength(4);
+    for (const outcome of refused) expect(expect402(outcome).body.error).toBe(PAYMENT_MESSAGES.inUse);
+    expect(attempts.reduce((sum, { calls }) => sum + calls.count + calls.run, 0)).toBe(2);
+    expect(h.proxy.counts).toMatchObject({ verify: 1, settle: 1 });
+    expect(await h.store.list()).toHaveLength(1);
+    expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n - 1000n);
+  });
+});
+
+describe("a settled payment presented again", () => {
+  test("for the same resource: served again with the same receipt, no new charge, no facilitator call", async () => {
+    const { payload, payer, receipt } = await settledFixed(h, 8);
+    const { work, calls } = queryWork(8, fixedTags(h), payload, h);
+    expect(expectPaid(await h.core.process(work)).receipt).toEqual(receipt);
+    expect(calls.run).toBe(1);
+    expect(h.proxy.requests).toEqual([]);
+    expect(await h.store.list()).toHaveLength(1);
+    expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n - 7000n);
+    expect(h.events.at(-1)).toMatchObject({ type: "payment.settled", via: "replay" });
+  });
+
+  test("for another resource, with another signature, or later than maxTimeoutSeconds after settlement: 402, nothing run", async () => {
+    const { payload } = await settledFixed(h, 6);
+    const other = queryWork(7, fixedTags(h), payload, h);
+    expect(expect402(await h.core.process(other.work)).body.error).toBe(PAYMENT_MESSAGES.otherResource);
+
+    const forged = copy(payload);
+    forged.payload.signature = `0x${"11".repeat(65)}`;
+    expect(expect402(await h.core.process(queryWork(6, fixedTags(h), forged, h).work)).body.error).toBe(PAYMENT_MESSAGES.nonceUsed);
+
+    h.clock = Date.now() + 301_000;
+    const late = queryWork(6, fixedTags(h), payload, h);
+    expect(expect402(await h.core.process(late.work)).body.error).toBe(PAYMENT_MESSAGES.replayExpired(300));
+    expect([other.calls.run, late.calls.run]).toEqual([0, 0]);
+    expect(h.proxy.requests).toEqual([]);
+    expect(await h.store.list()).toHaveLength(1);
+  });
+
+  test("per_row: only while the result still has the rows paid for; else 402 with the offers for the new rows", async () => {
+    const { body } = expect402(await h.core.process(queryWork(30, perRowTags(h), null, h).work));
+    const { payload } = await signFirst(h, body);
+    expectPaid(await h.core.process(queryWork(30, perRowTags(h), payload, h).work));
+    h.data.run("DELETE FROM swaps WHERE id = 30");
+    try {
+      const refused = expect402(await h.core.process(queryWork(30, perRowTags(h), payload, h).work));
+      expect(refused.body.error).toBe(PAYMENT_MESSAGES.replayRowsChanged(30, 29));
+      expect(refused.body.accepts.map((a) => a.amount)).toEqual(["2900"]);
+    } finally {
+      h.data.run("INSERT INTO swaps (id, amount_usd) VALUES (30, 45)");
+    }
+    expectPaid(await h.core.process(queryWork(30, perRowTags(h), payload, h).work));
+    expect(await h.store.list()).toHaveLength(1);
+  });
+});
+
+describe("payment-identifier", () => {
+  const withId = (payload: any, id: string) => ({ ...copy(payload), extensions: { [PAYMENT_IDENTIFIER]: { info: { required: false, id } } } });
+
+  test("the same id with the same payload is served again; with another payload it is a conflict (409)", async () => {
+    const { body } = expect402(await h.core.process(queryWork(4, fixedTags(h), null, h).work));
+    const first = await signFirst(h, body);
+    const id = "pay_0123456789abcdef0123";
+    expectPaid(await h.core.process(queryWork(4, fixedTags(h), withId(first.payload, id), h).work));
+    expectPaid(await h.core.process(queryWork(4, fixedTags(h), withId(first.payload, id), h).work));
+    const second = await signFirst(h, body);
+    const { work, calls } = queryWork(4, fixedTags(h), withId(second.payload, id), h);
+    await expect(h.core.process(work)).rejects.toBeInstanceOf(PaymentIdConflictError);
+    expect(calls).toEqual({ count: 0, run: 0 });
+    expect(await h.store.list()).toHaveLength(1);
+    expect(await h.devnet.balanceOf(second.payer.account.address)).toBe(1_000_000n);
+  });
+
+  test("a malformed id is a 400", async () => {
+    const { body } = expect402(await h.core.process(queryWork(4, fixedTags(h), null, h).work));
+    const { payload } = await signFirst(h, body);
+    await expect(h.core.process(queryWork(4, fixedTags(h), withId(payload, "short"), h).work)).rejects.toThrow("16 to 128");
+  });
+});
+
+describe("a settlement whose answer was lost", () => {
+  /** /settle answers after our client gave up: the transfer happens, we never hear of it. */
+  async function lostAnswer(maxId: number) {
+    const impatient = h.newCore({ facilitatorTimeoutMs: 300 });
+    const { body } = expect402(await impatient.process(queryWork(maxId, fixedTags(h), null, h).work));
+    const signed = await signFirst(h, body);
+    h.proxy.setBehaviour({ settle: { kind: "hook", before: () => Bun.sleep(600) } });
+    await expect(impatient.process(queryWork(maxId, fixedTags(h), signed.payload, h).work)).rejects.toThrow();
+    for (let i = 0; i < 50 && (await h.devnet.balanceOf(signed.payer.account.address)) === 1_000_000n; i++) await Bun.sleep(100);
+    expect(await h.devnet.balanceOf(signed.payer.account.address)).toBe(1_000_000n - 7000n);
+    h.proxy.setBehaviour({});
+    h.proxy.resetCounts();
+    expect(await h.store.unconfirmed()).toHaveLength(1);
+    return signed;
+  }
+
+  test("presented again: the chain shows the transfer, the attempt becomes settled, the buyer gets the data; no second transfer", async () => {
+    const { payload, payer } = await lostAnswer(4);
+    const { work, calls } = queryWork(4, fixedTags(h), payload, h);
+    const { receipt } = expectPaid(await h.core.process(work));
+    const transaction = receipt.transaction;
+    expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(receipt).toEqual({ success: true, network: h.devnet.network, transaction, payer: payer.account.address });
+    expect(calls.run).toBe(1);
+    expect(h.proxy.requests).toEqual([]);
+    expect(await h.store.unconfirmed()).toEqual([]);
+    expect(await h.store.list()).toEqual([expect.objectContaining({ transaction, rows: 4, amount: 7000n })]);
+    expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n - 7000n);
+    // The hash found in the token's AuthorizationUsed log is the transfer that happened.
+    const chain = createPublicClient({ transport: http(h.devnet.rpcUrl) });
+    const mined = await chain.getTransactionReceipt({ hash: transaction as `0x${string}` });
+    expect(mined.status).toBe("success");
+    expect(mined.logs.some((log) => log.address.toLowerCase() === h.devnet.token.address.toLowerCase())).toBe(true);
+    expect(h.events.at(-1)).toMatchObject({ type: "payment.settled", via: "recovery" });
+  }, 15_000);
+
+  test("presented for another resource: 402, and the attempt's record is unchanged", async () => {
+    const { payload } = await lostAnswer(3);
+    const before = await h.store.unconfirmed();
+    const { work, calls } = queryWork(2, fixedTags(h), payload, h);
+    expect(expect402(await h.core.process(work)).body.error).toBe(PAYMENT_MESSAGES.pendingElsewhere);
+    expect(calls.run).toBe(0);
+    expect(await h.store.unconfirmed()).toEqual(before);
+  }, 15_000);
+
+  test("without an RPC endpoint for the chain, the attempt is kept when the facilitator refuses the used nonce", async () => {
+    const { payload, payer } = await lostAnswer(5);
+    const blind = h.newCore({ rpc: false });
+    expect(expect402(await blind.process(queryWork(5, fixedTags(h), payload, h).work)).body.error).toMatch(/^The payment was not verified/);
+    expect((await h.store.unconfirmed()).map((e) => e.payer)).toEqual([payer.account.address]);
+  }, 15_000);
+});
