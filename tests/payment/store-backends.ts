@@ -2,7 +2,7 @@
  * The payment stores under test, for `describe.each`: a SQLite file and a real PostgreSQL database
  * (tests/support/postgres.ts), each fresh per test, plus what the tests write into them.
  */
-import { afterEach } from "bun:test";
+import { afterAll, afterEach } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { LedgerConfig } from "../../src/config/types.ts";
@@ -28,7 +28,7 @@ export function storeBackends(): StoreBackend[] {
   afterEach(async () => {
     for (const store of opened.splice(0)) await store.close();
   });
-  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const opener = (ledger: LedgerConfig) => async () => {
     const store = await openPaymentStore(ledger);

@@ -2,8 +2,8 @@
  * `arrow402 payments` over either store: the report (formatPaymentsReport) against a SQLite file
  * and a real PostgreSQL, and the command itself run as a subprocess with a config naming each.
  */
-import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LedgerConfig } from "../../src/config/types.ts";
 import { formatPaymentsReport } from "../../src/payment/report.ts";
@@ -15,6 +15,7 @@ import { EIGHTEEN, USDC_BASE_SEPOLIA } from "./fixtures.ts";
 
 const backends = storeBackends();
 const dir = tempDir("arrow402-report-");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const tokens = { [USDC_BASE_SEPOLIA.key]: USDC_BASE_SEPOLIA };
 const at = (day: number) => new Date(Date.UTC(2026, 10, day, 12));
 

@@ -13,7 +13,7 @@ import { SQL } from "bun";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export interface PostgresServer {
   /** URL of the `postgres` maintenance database, e.g. postgres://postgres@127.0.0.1:54321/postgres. */
@@ -74,7 +74,8 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
 
   const init = Bun.spawnSync(
     [join(bin, "initdb"), "-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"],
-    { env, stdin: "ignore", stdout: "pipe", stderr: "pipe", ...owner },
+    // cwd: the postgres user may not be allowed into ours (e.g. under /root).
+    { cwd: dir, env, stdin: "ignore", stdout: "pipe", stderr: "pipe", ...owner },
   );
   if (init.exitCode !== 0) {
     rmSync(dir, { recursive: true, force: true });
@@ -120,6 +121,7 @@ async function launch(
   const args = Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
   // Logs go to a file: nothing has to drain a pipe, and a chatty server can never block on one.
   const postgres = Bun.spawn([join(bin, "postgres"), "-D", dataDir, ...args], {
+    cwd: dir,
     env,
     stdin: "ignore",
     stdout: Bun.file(logPath),
@@ -187,7 +189,7 @@ export function postgresBinDir(): string {
     : [];
   if (majors[0] !== undefined) return join(root, majors[0], "bin");
   const onPath = Bun.which("postgres");
-  if (onPath !== null && Bun.which("initdb") !== null) return join(onPath, "..");
+  if (onPath !== null && existsSync(join(dirname(onPath), "initdb"))) return dirname(onPath);
   throw new Error(
     "PostgreSQL is not installed: run `sh scripts/test-tools.sh` as root (it installs Debian's postgresql), or install PostgreSQL and put its bin folder (initdb, postgres) on PATH",
   );
