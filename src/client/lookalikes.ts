@@ -10,13 +10,18 @@ import { BUILTIN_TOKENS } from "../config/tokens.ts";
 import type { TokenInfo } from "../config/types.ts";
 import { builtinToken } from "./tokens.ts";
 
-/** Characters that look like a Latin letter, as pairs `lookalike → letter` (Cyrillic, Greek, digits). */
+/**
+ * Characters that look like a Latin letter once lower-cased, as pairs `lookalike → letter`
+ * (Cyrillic, Greek, Armenian, digits). A short list of the likely ones, not Unicode's full table.
+ */
 const CONFUSABLES: Readonly<Record<string, string>> = Object.freeze({
   // Cyrillic
   а: "a", в: "b", с: "c", ԁ: "d", е: "e", һ: "h", н: "h", і: "i", ј: "j", к: "k", ӏ: "l", м: "m",
   о: "o", р: "p", ԛ: "q", ѕ: "s", т: "t", у: "y", ү: "y", х: "x", ԝ: "w", ь: "b", г: "r",
   // Greek
   α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", μ: "u", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x", ζ: "z",
+  // Armenian
+  ս: "u", օ: "o", ո: "n", հ: "h", ց: "g",
   // Digits read as letters
   "0": "o", "1": "l", "5": "s",
 });

@@ -55,13 +55,13 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
   const settlements: unknown[] = [];
   const claimedToken = { chain, address: asset, decimals: lies.decimals ?? 18, symbol: lies.symbol ?? "USDC", transfer_method: "eip3009" };
 
-  const server = Bun.serve({
+  const server: Bun.Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     routes: {
-      "/api/": () =>
+      "/api/": (request) =>
         Response.json({
-          server: { url: server.url.origin, version: "0.1.0" },
+          server: { url: new URL(request.url).origin, version: "0.1.0" },
           tables: [
             {
               name: TABLE,
@@ -92,7 +92,7 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
         const settled = await settle(devnet.facilitatorUrl, payload, offer);
         settlements.push(settled);
         if (typeof settled === "object" && settled !== null && "success" in settled && settled.success === true) {
-          const body = tableToIPC(tableFromArrays({ id: Int32Array.of(1) }), "stream");
+          const body = new Uint8Array(tableToIPC(tableFromArrays({ id: Int32Array.of(1) }), "stream"));
           const receipt = Buffer.from(JSON.stringify(settled)).toString("base64");
           return new Response(body, { headers: { "Content-Type": "application/vnd.apache.arrow.stream", "PAYMENT-RESPONSE": receipt } });
         }
