@@ -138,7 +138,8 @@ describe("without --max-amount, only what the buyer sees is signed", () => {
     expect(run.stderr).toContain(`Paid ${LIE_AMOUNT} smallest units of token ${token} on eip155:31337 to ${devnet.payTo}; transaction 0x`);
   });
 
-  test("the terminal question shows verified facts only, and 'no' signs nothing", async () => {
+  // script(1) from util-linux gives the CLI a real terminal (stdin a TTY) to ask on.
+  test.skipIf(Bun.which("script") === null)("the terminal question shows verified facts only, and 'no' signs nothing", async () => {
     const payer = await richPayer();
     const signaturesBefore = liar.payments.length;
     const withRpc = await onTerminal([liar.url, "--rpc", `eip155:31337=${devnet.rpcUrl}`], payer.env);
