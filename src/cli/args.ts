@@ -14,17 +14,24 @@ Usage:
   arrow402 validate   [--config FILE]           check the config, the database and every stored value
   arrow402 payments   [--config FILE] [--since DATE]
                                                 list settled payments and totals per table and token
-  arrow402 tables     URL                       list a server's tables, columns and prices
+  arrow402 tables     URL [--rpc NET=URL]... [--token-decimals [NET:]ADDRESS=N]...
+                                                list a server's tables, columns and prices
   arrow402 query      URL "SQL" [--format table|csv|json|ndjson|arrow] [--output FILE]
                       [--max-amount AMOUNT] [--yes] [--network NET]... [--key-env VAR]
+                      [--rpc NET=URL]... [--token-decimals [NET:]ADDRESS=N]...
                                                 run a query, paying within --max-amount (token units);
-                                                the key is read from $ARROW402_PRIVATE_KEY (or --key-env)
+                                                the key is read from $ARROW402_PRIVATE_KEY (or --key-env).
+                                                A token's decimals come from the built-in USDC list, from
+                                                its contract via --rpc (or $ARROW402_RPC), or from
+                                                --token-decimals; never from the server. Other tokens
+                                                are not paid under --max-amount.
   arrow402 version                              print the version
   arrow402 --help                               this help
 
 Without --config, ./arrow402.yaml is used when it exists, else the demo.
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or invalid configuration;
-query also: 3 query refused (400), 4 not paid (over budget or not confirmed), 5 payment refused, 6 server error.`;
+query also: 3 query refused (400), 4 not paid (over budget, unverified token or not confirmed), 5 payment refused,
+6 server error.`;
 
 export function parse<T extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: T, positionals = 0) {
   try {

@@ -3,6 +3,12 @@
  * limits the user set (x402 V2 buyer side, DESIGN.md §6). Data goes to stdout or --output; the
  * quote, the payment receipt and errors go to stderr, so stdout stays the data.
  *
+ * The budget is the buyer's truth: a token's decimals and symbol come from what the buyer knows —
+ * the built-in tokens, `--token-decimals`, or the token contract read through `--rpc` /
+ * `ARROW402_RPC` — never from the server (src/client/tokens.ts). An offer in a token that cannot be
+ * verified is never paid under `--max-amount`; without one it is shown in smallest units, exactly
+ * what would be signed.
+ *
  * Exit codes (one per kind of failure, so scripts can tell them apart):
  *
  * | code | meaning |
@@ -11,7 +17,7 @@
  * | 1 | runtime failure: the server cannot be reached or the connection broke, or an unexpected answer |
  * | 2 | bad usage: arguments, or the signing key variable missing or malformed |
  * | 3 | bad query: the server refused the SQL (400); its message is shown |
- * | 4 | not paid: over --max-amount, not confirmed, or no offer this key may pay; nothing was paid |
+ * | 4 | not paid: over --max-amount, a token whose decimals cannot be verified, not confirmed, or no offer this key may pay; nothing was paid |
  * | 5 | payment refused: the payment was sent and the server answered 402 (not verified or not settled) |
  * | 6 | server error (5xx) |
  */
@@ -22,9 +28,11 @@ import { parseNetworks } from "../client/networks.ts";
 import { parseBudget, type Budget } from "../client/offers.ts";
 import { fetchPaid, type Payment } from "../client/paid-query.ts";
 import { createPayer } from "../client/payer.ts";
+import { printable } from "../client/printable.ts";
 import { endpoints, parseServerUrl } from "../client/server-url.ts";
 import { DEFAULT_KEY_ENV, redact } from "../client/signer.ts";
 import { askYesNo, downloadProgress, writeChunks } from "../client/terminal.ts";
+import { parseTokenSources, type TokenSources } from "../client/token-verification.ts";
 import { formatPrice } from "../client/tokens.ts";
 
 export const EXIT = { ok: 0, runtime: 1, usage: 2, badQuery: 3, notPaid: 4, refused: 5, server: 6 } as const;
@@ -48,6 +56,10 @@ export interface QueryArgs {
   yes: boolean;
   keyEnv?: string;
   network: string[];
+  /** `NETWORK=URL` entries (with ARROW402_RPC from the environment). */
+  rpc?: string[];
+  /** `[NETWORK:]ADDRESS=DECIMALS` entries. */
+  tokenDecimals?: string[];
 }
 
 const OPTIONS = {
@@ -57,6 +69,8 @@ const OPTIONS = {
   yes: { type: "boolean", short: "y" },
   "key-env": { type: "string" },
   network: { type: "string", multiple: true },
+  rpc: { type: "string", multiple: true },
+  "token-decimals": { type: "string", multiple: true },
 } as const;
 
 /** `arrow402 query …` from its command-line arguments; a UsageError for malformed ones. */
@@ -66,12 +80,14 @@ export function queryCommand(argv: string[]): Promise<number> {
   if (url === undefined || sql === undefined) {
     throw new UsageError('query needs the server\'s URL and the SQL: arrow402 query URL "SELECT … FROM table"');
   }
-  const { yes, network, "max-amount": maxAmount, "key-env": keyEnv, format, output } = values;
+  const { yes, network, rpc, "token-decimals": tokenDecimals, "max-amount": maxAmount, "key-env": keyEnv, format, output } = values;
   return query({
     url,
     sql,
     yes: yes ?? false,
     network: network ?? [],
+    rpc: rpc ?? [],
+    tokenDecimals: tokenDecimals ?? [],
     ...(maxAmount === undefined ? {} : { maxAmount }),
     ...(keyEnv === undefined ? {} : { keyEnv }),
     ...(format === undefined ? {} : { format }),
@@ -81,16 +97,17 @@ export function queryCommand(argv: string[]): Promise<number> {
 
 export async function query(args: QueryArgs, env: Record<string, string | undefined> = process.env): Promise<number> {
   const keyEnv = args.keyEnv ?? DEFAULT_KEY_ENV;
-  // Nothing this command prints may contain the key, whatever goes wrong.
-  const say = (line: string) => void process.stderr.write(`${redact(line, env[keyEnv])}\n`);
+  // Nothing this command prints may contain the key, whatever goes wrong, nor a control
+  // character from the network that could rewrite what the terminal shows.
+  const say = (line: string) => void process.stderr.write(`${printable(redact(line, env[keyEnv]))}\n`);
   const fail = (code: number, message: string) => {
     say(`arrow402: ${message}`);
     return code;
   };
 
-  const checked = checkArgs(args);
+  const checked = checkArgs(args, env);
   if (!checked.ok) return fail(EXIT.usage, checked.reason);
-  const { base, format, output, budget, networks } = checked;
+  const { base, format, output, budget, networks, sources } = checked;
 
   const progress = downloadProgress(process.stderr.isTTY === true);
   const fetched = await fetchPaid(endpoints.query(base, args.sql), {
@@ -99,6 +116,7 @@ export async function query(args: QueryArgs, env: Record<string, string | undefi
       networks,
       budget,
       yes: args.yes,
+      sources,
       interactive: process.stdin.isTTY === true,
       ask: askYesNo,
       tell: say,
@@ -130,10 +148,10 @@ export async function query(args: QueryArgs, env: Record<string, string | undefi
 }
 
 type Checked =
-  | { ok: true; base: string; format: OutputFormat; output: string | null; budget: Budget | null; networks: string[] }
+  | { ok: true; base: string; format: OutputFormat; output: string | null; budget: Budget | null; networks: string[]; sources: TokenSources }
   | { ok: false; reason: string };
 
-function checkArgs(args: QueryArgs): Checked {
+function checkArgs(args: QueryArgs, env: Record<string, string | undefined>): Checked {
   const server = parseServerUrl(args.url);
   if (!server.ok) return server;
   if (args.sql.trim() === "") return { ok: false, reason: 'the query is empty: arrow402 query URL "SELECT … FROM table"' };
@@ -152,7 +170,9 @@ function checkArgs(args: QueryArgs): Checked {
   }
   const networks = parseNetworks(args.network);
   if (!networks.ok) return networks;
-  return { ok: true, base: server.base, format, output, budget, networks: networks.networks };
+  const sources = parseTokenSources(args.rpc ?? [], args.tokenDecimals ?? [], env);
+  if (!sources.ok) return sources;
+  return { ok: true, base: server.base, format, output, budget, networks: networks.networks, sources: sources.sources };
 }
 
 function describePayment(payment: Payment): string {

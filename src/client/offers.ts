@@ -3,10 +3,12 @@
  * EVM networks can be signed. Among those on the networks the key may pay on, the cheapest wins —
  * compared by value across tokens when decimals are known — then the earlier `--network`, then
  * the server's order (which is cheapest first, DESIGN.md §6). The budget (`--max-amount`, decimal
- * token units) is compared exactly, in each offer's own token.
+ * token units) is compared exactly, in each offer's own token, with verified decimals only: an
+ * offer whose token is not verified is never paid under a budget (tokens.ts).
  */
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { tokenKey, tokenView, type TokenView, type TokenFacts } from "./tokens.ts";
+import type { Verification } from "./token-verification.ts";
+import { tokenKey, tokenView, type TokenView } from "./tokens.ts";
 
 export interface Offer {
   requirement: PaymentRequirements;
@@ -35,8 +37,9 @@ export type OfferChoice =
   | { kind: "chosen"; offer: Offer }
   | { kind: "unsupported"; offered: string[] }
   | { kind: "no-allowed-network"; offered: string[] }
-  /** `reason` completes "the quote of 0.2 USDC on Base …". */
-  | { kind: "over-budget"; cheapest: Offer; reason: string };
+  | { kind: "over-budget"; cheapest: Offer }
+  /** The cheapest offer's token is not verified, so it cannot be compared with the budget. */
+  | { kind: "unverified"; cheapest: Offer };
 
 export function parseBudget(text: string): Budget | null {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
@@ -45,14 +48,17 @@ export function parseBudget(text: string): Budget | null {
   return { text: text.trim(), units: BigInt((match[1] ?? "") + fraction), scale: fraction.length };
 }
 
-/** The offers of a 402, with their tokens; `tokens` tells the decimals (and symbols) of tokens not built in. */
-export function offersOf(required: PaymentRequired, tokens: ReadonlyMap<string, TokenFacts | number> = new Map()): Offer[] {
-  return required.accepts.map((requirement, position) => ({
-    requirement,
-    token: tokenView(requirement.network, requirement.asset, tokens.get(tokenKey(requirement.network, requirement.asset)) ?? null),
-    amount: BigInt(requirement.amount),
-    position,
-  }));
+/** The offers of a 402, with their tokens as verified (token-verification.ts); others stay unknown. */
+export function offersOf(required: PaymentRequired, verified: ReadonlyMap<string, Verification> = new Map()): Offer[] {
+  return required.accepts.map((requirement, position) => {
+    const verification = verified.get(tokenKey(requirement.network, requirement.asset));
+    return {
+      requirement,
+      token: tokenView(requirement.network, requirement.asset, verification?.ok ? verification.token : null),
+      amount: BigInt(requirement.amount),
+      position,
+    };
+  });
 }
 
 export function chooseOffer(offers: readonly Offer[], policy: OfferPolicy): OfferChoice {
@@ -66,14 +72,10 @@ export function chooseOffer(offers: readonly Offer[], policy: OfferPolicy): Offe
   if (budget === null) return { kind: "chosen", offer: cheapest };
   const affordable = ranked.find((offer) => withinBudget(offer, budget) === true);
   if (affordable !== undefined) return { kind: "chosen", offer: affordable };
-  const reason =
-    withinBudget(cheapest, budget) === null
-      ? `cannot be compared with --max-amount ${budget.text}: the token's decimals are unknown`
-      : `is more than --max-amount ${budget.text}`;
-  return { kind: "over-budget", cheapest, reason };
+  return withinBudget(cheapest, budget) === null ? { kind: "unverified", cheapest } : { kind: "over-budget", cheapest };
 }
 
-/** true/false, or null when the token's decimals are unknown (then it is never paid under a budget). */
+/** true/false, or null when the token's decimals are not verified (then it is never paid under a budget). */
 export function withinBudget(offer: Offer, budget: Budget): boolean | null {
   const decimals = offer.token.decimals;
   if (decimals === null) return null;

@@ -1,23 +1,26 @@
 /**
- * The decision behind a 402: show the quote, choose the offer (offers.ts), then pay only with
- * consent — within `--max-amount`, or `--yes`, or a "yes" typed at the terminal; never by default
- * when nobody can be asked. The key is read only when a payment is actually signed, so free
- * queries and declined quotes need none.
+ * The decision behind a 402: verify the offers' tokens (built in, the buyer's `--token-decimals`,
+ * or the contract through the buyer's `--rpc`), gather the server's claims about them for
+ * warnings, judge the quote (quote.ts), then pay only with consent — within `--max-amount`, or
+ * `--yes`, or a "yes" typed at the terminal; never by default when nobody can be asked. The key is
+ * read only when a payment is actually signed, so free queries and declined quotes need none.
  */
 import type { PaymentRequired } from "@x402/core/types";
 import { failure } from "./failure.ts";
-import { chooseOffer, offersOf, type Budget, type Offer } from "./offers.ts";
+import { offersOf, type Budget } from "./offers.ts";
 import type { Decision } from "./paid-query.ts";
-import { quotedRows } from "./payment-required.ts";
+import { judgeQuote } from "./quote.ts";
+import { fetchSellerClaims } from "./seller-claims.ts";
 import { readSigningKey, signPayment } from "./signer.ts";
-import { lookupTokenDecimals } from "./token-decimals.ts";
-import { formatPrice } from "./tokens.ts";
+import { verifyTokens, type TokenRef, type TokenSources } from "./token-verification.ts";
 
 export interface PayerOptions {
   base: string;
   networks: readonly string[];
   budget: Budget | null;
   yes: boolean;
+  /** How tokens that are not built in are verified. */
+  sources: TokenSources;
   /** Whether a person can answer a question (stdin is a terminal). */
   interactive: boolean;
   ask(question: string): Promise<boolean>;
@@ -29,33 +32,18 @@ export interface PayerOptions {
 
 export function createPayer(options: PayerOptions): (required: PaymentRequired) => Promise<Decision> {
   return async (required) => {
-    let offers = offersOf(required);
-    if (offers.some((offer) => offer.token.decimals === null)) {
-      offers = offersOf(required, await lookupTokenDecimals(options.base, offers));
-    }
-    const choice = chooseOffer(offers, { networks: options.networks, budget: options.budget });
-    const nothingPaid = "nothing was paid";
-    switch (choice.kind) {
-      case "unsupported":
-        return decline(`the server offers only ${choice.offered.join(", ")}; this client pays 'exact' offers on eip155 networks; ${nothingPaid}`);
-      case "no-allowed-network":
-        return decline(`no offer on --network ${options.networks.join(",")}: the server offers ${choice.offered.join(", ")}; ${nothingPaid}`);
-      case "over-budget":
-        options.tell(describeQuote(required, choice.cheapest));
-        return decline(`over budget: the quote of ${formatPrice(choice.cheapest.amount, choice.cheapest.token)} ${choice.reason}; ${nothingPaid}`);
-      case "chosen":
-        break;
-    }
-    const offer = choice.offer;
-    options.tell(describeQuote(required, offer));
-    if (options.budget === null && !options.yes) {
+    const tokens = payableTokens(required, options.networks);
+    const [verified, claims] = await Promise.all([verifyTokens(tokens, options.sources), fetchSellerClaims(options.base, tokens)]);
+    const verdict = judgeQuote(required, { verified, claims }, offersOf(required, verified), options);
+    for (const line of verdict.lines) options.tell(line);
+    if (verdict.action === "decline") return decline(verdict.message);
+    if (verdict.action === "confirm") {
       if (!options.interactive) {
-        return decline(`payment needs consent and there is no terminal to ask: pass --max-amount AMOUNT (or --yes); ${nothingPaid}`);
+        return decline("payment needs consent and there is no terminal to ask: pass --max-amount AMOUNT (or --yes); nothing was paid");
       }
-      if (!(await options.ask(`Pay ${formatPrice(offer.amount, offer.token)} to ${offer.requirement.payTo}? [y/N] `))) {
-        return decline(`payment declined; ${nothingPaid}`);
-      }
+      if (!(await options.ask(verdict.question))) return decline("payment declined; nothing was paid");
     }
+    const { offer } = verdict;
     const key = readSigningKey(options.env, options.keyEnv);
     if (!key.ok) return { pay: false, failure: failure("usage", key.reason) };
     const signed = await signPayment(required, offer.requirement, key.key);
@@ -64,18 +52,14 @@ export function createPayer(options: PayerOptions): (required: PaymentRequired) 
   };
 }
 
-function decline(message: string): Decision {
-  return { pay: false, failure: failure("declined", message) };
+/** Tokens of the offers this client could sign on the allowed networks: the only ones worth verifying. */
+function payableTokens(required: PaymentRequired, networks: readonly string[]): TokenRef[] {
+  return required.accepts
+    .filter((offer) => offer.scheme === "exact" && offer.network.startsWith("eip155:"))
+    .filter((offer) => networks.length === 0 || networks.includes(offer.network))
+    .map((offer) => ({ network: offer.network, address: offer.asset }));
 }
 
-/**
- * "Quote: 0.0024 USDC on Base Sepolia for 24 rows, to 0x… (2400 smallest units of 0x… on
- * eip155:84532)": amount, token, network, recipient and row count, all checkable.
- */
-export function describeQuote(required: PaymentRequired, offer: Offer): string {
-  const rows = quotedRows(required);
-  const forRows = rows === null ? "" : ` for ${rows} row${rows === 1 ? "" : "s"}`;
-  const { requirement } = offer;
-  const exact = offer.token.symbol === null ? `${offer.amount} smallest units` : `${offer.amount} smallest units of ${requirement.asset} on ${requirement.network}`;
-  return `Quote: ${formatPrice(offer.amount, offer.token)}${forRows}, to ${requirement.payTo} (${exact})`;
+function decline(message: string): Decision {
+  return { pay: false, failure: failure("declined", message) };
 }

@@ -1,15 +1,21 @@
 /**
  * Price tags in human units for `arrow402 tables` ("0.002 USDC per row on Base Sepolia"). Amounts
- * on the wire are smallest units (DESIGN.md §2); the table endpoint tells each token's decimals,
- * the discovery document does not, so its entries are exact only for the built-in tokens.
+ * on the wire are smallest units (DESIGN.md §2). Which decimals and symbol a token has is the
+ * caller's verified knowledge (`TokenLookup`), never the server's `token.decimals` or
+ * `token.symbol`: without it, built-in tokens are exact and others are shown in smallest units.
  */
 import type { PaymentRequirements } from "@x402/core/types";
 import type { PriceTagDocument, SummaryPricingDoc } from "./discovery.ts";
 import { formatPrice, formatTokenAmount, tokenView, type TokenView } from "./tokens.ts";
 
+/** The buyer's view of the token at a network and address. */
+export type TokenLookup = (network: string, address: string) => TokenView;
+
+const builtinOnly: TokenLookup = (network, address) => tokenView(network, address);
+
 /** One price tag of `GET /api/table/{name}`. */
-export function describePriceTag(tag: PriceTagDocument): string {
-  const token = tokenView(`eip155:${tag.token.chain}`, tag.token.address, { decimals: tag.token.decimals, symbol: tag.token.symbol ?? null });
+export function describePriceTag(tag: PriceTagDocument, lookup: TokenLookup = builtinOnly): string {
+  const token = lookup(`eip155:${tag.token.chain}`, tag.token.address);
   const { pricing } = tag;
   const main = describeModel(pricing.model, pricing.amount_per_item ?? null, pricing.amount ?? null, token);
   const conditions = [
@@ -20,15 +26,15 @@ export function describePriceTag(tag: PriceTagDocument): string {
   return `${main}${suffix}${tag.is_default ? " [default]" : ""}, paid to ${tag.pay_to}`;
 }
 
-/** One `pricing` entry of the discovery document (decimals known only for built-in tokens). */
-export function describeSummaryPricing(entry: SummaryPricingDoc): string {
-  const token = tokenView(`eip155:${entry.chain}`, entry.token_address);
+/** One `pricing` entry of the discovery document. */
+export function describeSummaryPricing(entry: SummaryPricingDoc, lookup: TokenLookup = builtinOnly): string {
+  const token = lookup(`eip155:${entry.chain}`, entry.token_address);
   return `${describeModel(entry.model, entry.amount_per_item ?? null, entry.amount ?? null, token)}, paid to ${entry.pay_to}`;
 }
 
 /** "metadata costs 0.01 USDC on Base Sepolia" from the 402 of a table endpoint. */
-export function describeMetadataPrice(offers: readonly PaymentRequirements[], decimals: number | null = null): string {
-  const prices = offers.map((offer) => formatPrice(BigInt(offer.amount), tokenView(offer.network, offer.asset, decimals)));
+export function describeMetadataPrice(offers: readonly PaymentRequirements[], lookup: TokenLookup = builtinOnly): string {
+  const prices = offers.map((offer) => formatPrice(BigInt(offer.amount), lookup(offer.network, offer.asset)));
   return prices.length === 0 ? "metadata is paid" : `metadata costs ${prices.join(" or ")}`;
 }
 

@@ -1,20 +1,36 @@
 /**
- * Tokens as the buyer sees them: an offer names a network and an asset address; the built-in USDC
- * deployments (DESIGN.md §2) are known by symbol and decimals, any other token is shown by its
- * address, in decimal units when its decimals are known (e.g. from the table endpoint's
- * `token.decimals`) and in smallest units otherwise — never guessed.
+ * Tokens as the buyer sees them. An offer names a network and an asset address, nothing more the
+ * buyer can trust: a token's decimals and symbol come only from what the buyer knows — the
+ * built-in USDC deployments (DESIGN.md §2, matched by network and address), the token contract
+ * read through the buyer's own RPC endpoint, or the buyer's own `--token-decimals` — never from
+ * the seller, whose word decides how many smallest units a "0.05" is. Without verified decimals an
+ * amount is shown in smallest units, which is exactly what would be signed.
  */
 import { BUILTIN_TOKENS } from "../config/tokens.ts";
 import { formatAmount } from "../config/amounts.ts";
+import type { TokenInfo } from "../config/types.ts";
+
+/** Where verified facts about a token come from. */
+export type TokenSource = "built-in" | "contract" | "buyer";
+
+/** What the buyer knows of a token that is not built in (from its contract, or said by the buyer). */
+export interface VerifiedToken {
+  decimals: number;
+  /** Shown as the token's symbol; null when unknown or not fit to show (see token-notes.ts). */
+  symbol: string | null;
+  source: "contract" | "buyer";
+}
 
 export interface TokenView {
   network: string;
   /** The ERC-20 address as the server sent it. */
   address: string;
-  /** null when neither built in nor told by the server. */
+  /** null when the token is neither built in nor verified. */
   decimals: number | null;
-  /** "USDC" for a built-in token, the server's symbol for another, else null. */
+  /** "USDC" for a built-in token, a verified symbol for another, else null. */
   symbol: string | null;
+  /** null when nothing about the token is verified. */
+  source: TokenSource | null;
   /** "Base Sepolia" for a built-in network, else the network id ("eip155:31337"). */
   networkLabel: string;
 }
@@ -27,20 +43,25 @@ export function tokenKey(network: string, address: string): string {
 const BUILTIN_BY_KEY = new Map(Object.values(BUILTIN_TOKENS).map((token) => [tokenKey(token.network, token.address), token]));
 const LABEL_BY_NETWORK = new Map<string, string>(Object.values(BUILTIN_TOKENS).map((token) => [token.network, token.networkLabel]));
 
-/** What a server says of a token it prices in (`price_tags[].token`): decimals, and a symbol if it sends one. */
-export interface TokenFacts {
-  decimals: number;
-  symbol: string | null;
+/** The built-in token at exactly this network and address, if any. */
+export function builtinToken(network: string, address: string): TokenInfo | null {
+  return BUILTIN_BY_KEY.get(tokenKey(network, address)) ?? null;
 }
 
-/** The view of a token; facts from elsewhere (the server) are used only for tokens not built in. */
-export function tokenView(network: string, address: string, facts: TokenFacts | number | null = null): TokenView {
-  const builtin = BUILTIN_BY_KEY.get(tokenKey(network, address));
+/** The view of a token: a built-in token is always itself; another is what `verified` says, or unknown. */
+export function tokenView(network: string, address: string, verified: VerifiedToken | null = null): TokenView {
+  const builtin = builtinToken(network, address);
   if (builtin) {
-    return { network, address, decimals: builtin.decimals, symbol: builtin.symbol, networkLabel: builtin.networkLabel };
+    return { network, address, decimals: builtin.decimals, symbol: builtin.symbol, source: "built-in", networkLabel: builtin.networkLabel };
   }
-  const known = typeof facts === "number" ? { decimals: facts, symbol: null } : facts;
-  return { network, address, decimals: known?.decimals ?? null, symbol: known?.symbol ?? null, networkLabel: networkLabel(network) };
+  return {
+    network,
+    address,
+    decimals: verified?.decimals ?? null,
+    symbol: verified?.symbol ?? null,
+    source: verified?.source ?? null,
+    networkLabel: networkLabel(network),
+  };
 }
 
 /** "Base Sepolia" for the built-in networks, else the CAIP-2 id itself. */

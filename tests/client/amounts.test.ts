@@ -18,10 +18,17 @@ describe("token amounts", () => {
     expect(formatPrice(2000n, tokenView("eip155:1", USDC.address))).toBe(`2000 smallest units of token ${USDC.address} on eip155:1`);
   });
 
-  test("another token: decimals from the server when told, smallest units otherwise", () => {
-    expect(formatTokenAmount(1200n, tokenView("eip155:31337", OTHER, 6))).toBe(`0.0012 of token ${OTHER}`);
-    expect(formatTokenAmount(10n ** 18n + 5n, tokenView("eip155:31337", OTHER, 18))).toBe(`1.000000000000000005 of token ${OTHER}`);
+  test("another token: verified decimals and symbol when known, smallest units otherwise", () => {
+    const six = { decimals: 6, symbol: null, source: "buyer" } as const;
+    expect(formatTokenAmount(1200n, tokenView("eip155:31337", OTHER, six))).toBe(`0.0012 of token ${OTHER}`);
+    const contract = { decimals: 18, symbol: "WETH", source: "contract" } as const;
+    expect(formatTokenAmount(10n ** 18n + 5n, tokenView("eip155:31337", OTHER, contract))).toBe("1.000000000000000005 WETH");
     expect(formatPrice(1200n, tokenView("eip155:31337", OTHER))).toBe(`1200 smallest units of token ${OTHER} on eip155:31337`);
+  });
+
+  test("verified facts never override a built-in token", () => {
+    const lie = { decimals: 18, symbol: "DAI", source: "buyer" } as const;
+    expect(formatPrice(2000n, tokenView("eip155:84532", USDC.address, lie))).toBe("0.002 USDC on Base Sepolia");
   });
 });
 
@@ -41,12 +48,14 @@ describe("price tags", () => {
     expect(describePriceTag(bounded)).toBe(`0.002 USDC per row on Base Sepolia (for 100 to 1000 rows), paid to ${payTo}`);
   });
 
-  test("fixed and metadata prices; another token in its server-given decimals", () => {
+  test("fixed and metadata prices; another token only in the decimals the buyer verified", () => {
     expect(describePriceTag({ pay_to: payTo, token, pricing: { model: "Fixed", amount: "1000000" } })).toBe(`1 USDC per query on Base Sepolia, paid to ${payTo}`);
-    const other = { chain: "31337", address: OTHER, decimals: 6 };
-    expect(describePriceTag({ pay_to: payTo, token: other, pricing: { model: "MetadataPrice", amount: "10000" } })).toBe(
-      `metadata: 0.01 of token ${OTHER} on eip155:31337, paid to ${payTo}`,
-    );
+    // The server claims 6 decimals and a symbol: neither is used.
+    const other = { chain: "31337", address: OTHER, decimals: 6, symbol: "USDC" };
+    const tag = { pay_to: payTo, token: other, pricing: { model: "MetadataPrice", amount: "10000" } };
+    expect(describePriceTag(tag)).toBe(`metadata: 10000 smallest units of token ${OTHER} on eip155:31337, paid to ${payTo}`);
+    const verified = (network: string, address: string) => tokenView(network, address, { decimals: 4, symbol: null, source: "contract" });
+    expect(describePriceTag(tag, verified)).toBe(`metadata: 1 of token ${OTHER} on eip155:31337, paid to ${payTo}`);
   });
 
   test("discovery summaries and metadata quotes", () => {

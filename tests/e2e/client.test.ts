@@ -120,12 +120,15 @@ async function balances(address: `0x${string}`) {
 
 const sqlUpTo = (maxId: number) => `SELECT * FROM trades WHERE id <= ${maxId} ORDER BY id`;
 
+/** The devnet token is not built in: under a budget, the buyer verifies it through the chain. */
+const rpc = () => ["--rpc", `eip155:31337=${devnet.rpcUrl}`];
+
 describe("paying within the budget", () => {
   test("csv: pays exactly the quote, prints the receipt on stderr and the rows on stdout", async () => {
     const { account, env } = await payer();
     const before = await balances(account.address);
-    const run = await cli(["query", server.url, sqlUpTo(12), "--yes", "--max-amount", "0.5", "--format", "csv"], env);
-    // The server publishes the devnet token's decimals and symbol (its network label stays the chain id).
+    const run = await cli(["query", server.url, sqlUpTo(12), "--yes", "--max-amount", "0.5", "--format", "csv", ...rpc()], env);
+    // Decimals and symbol are read from the token contract (its network label stays the chain id).
     const token = "tUSDC on eip155:31337";
     expect(run.stderr).toContain(`Quote: 0.0012 ${token} for 12 rows, to ${devnet.payTo} (1200 smallest units of ${devnet.token.address} on eip155:31337)`);
     expect(run.code).toBe(EXIT.ok);
@@ -149,10 +152,10 @@ describe("paying within the budget", () => {
     expect(lines.slice(1)).toEqual(expected);
   });
 
-  test("json: --max-amount alone is consent; int64 keeps every digit", async () => {
+  test("json: --max-amount alone is consent (RPC from ARROW402_RPC); int64 keeps every digit", async () => {
     const { account, env } = await payer();
     const before = await balances(account.address);
-    const run = await cli(["query", server.url, sqlUpTo(7), "--max-amount", "0.0007", "--format", "json"], env);
+    const run = await cli(["query", server.url, sqlUpTo(7), "--max-amount", "0.0007", "--format", "json"], { ...env, ARROW402_RPC: `eip155:31337=${devnet.rpcUrl}` });
     expect(run.code).toBe(EXIT.ok);
     expect(before.payer - (await devnet.balanceOf(account.address))).toBe(7n * PER_ROW);
     const parsed = JSON.parse(run.stdoutText) as Record<string, unknown>[];
@@ -167,12 +170,13 @@ describe("paying within the budget", () => {
     expect(parsed[4]).toEqual({ id: 5, big: null, label: null, data: null, at: null, score: null });
   });
 
-  test("arrow to a file with --yes: the file is the server's Arrow stream", async () => {
+  test("arrow to a file with --yes: the file is the server's Arrow stream; an unverified token is quoted in smallest units", async () => {
     const { account, env } = await payer();
     const before = await balances(account.address);
     const file = join(dir, "out.arrow");
     const run = await cli(["query", server.url, sqlUpTo(20), "--yes", "--output", file], env);
     expect(run.code).toBe(EXIT.ok);
+    expect(run.stderr).toContain(`Quote: ${20n * PER_ROW} smallest units of token ${devnet.token.address} on eip155:31337 for 20 rows`);
     expect(run.stdout.byteLength).toBe(0);
     expect(before.payer - (await devnet.balanceOf(account.address))).toBe(20n * PER_ROW);
     const table = tableFromIPC(readFileSync(file));
@@ -188,7 +192,7 @@ describe("paying within the budget", () => {
     try {
       const { account, env } = await payer();
       const before = await balances(account.address);
-      const run = await cli(["query", proxy.url, sqlUpTo(9), "--max-amount", "1", "--format", "ndjson"], env);
+      const run = await cli(["query", proxy.url, sqlUpTo(9), "--max-amount", "1", "--format", "ndjson", ...rpc()], env);
       expect(run.code).toBe(EXIT.ok);
       expect(proxy.paidRequests()).toBeGreaterThanOrEqual(2);
       expect(run.stderr).toContain("sending the same payment again");
@@ -208,12 +212,29 @@ describe("paying nothing", () => {
   test("--max-amount below the quote: over budget, balances unchanged", async () => {
     const { account, env } = await payer();
     const before = await balances(account.address);
-    const run = await cli(["query", server.url, sqlUpTo(12), "--yes", "--max-amount", "0.0011", "--format", "csv"], env);
+    const run = await cli(["query", server.url, sqlUpTo(12), "--yes", "--max-amount", "0.0011", "--format", "csv", ...rpc()], env);
     expect(run.code).toBe(EXIT.notPaid);
     expect(run.stderr).toContain("over budget");
     expect(run.stderr).toContain("the quote of 0.0012 tUSDC on eip155:31337 is more than --max-amount");
     expect(run.stdout.byteLength).toBe(0);
     expect(await balances(account.address)).toEqual(before);
+  });
+
+  test("a token that is not built in, with no RPC or statement: not paid under a budget, how to allow it", async () => {
+    const { account, env } = await payer();
+    const before = await balances(account.address);
+    const run = await cli(["query", server.url, sqlUpTo(3), "--max-amount", "0.5", "--format", "csv"], env);
+    expect(run.code).toBe(EXIT.notPaid);
+    expect(run.stderr).toContain(`cannot be checked against --max-amount 0.5: token ${devnet.token.address} on eip155:31337 is not built in`);
+    expect(run.stderr).toContain("pass --rpc eip155:31337=URL");
+    // An honest server's claims (6 decimals, "tUSDC") raise no warning, and are still not taken.
+    expect(run.stderr).not.toContain("Warning");
+    expect(await balances(account.address)).toEqual(before);
+    // The buyer's own statement of the decimals allows it.
+    const stated = await cli(["query", server.url, sqlUpTo(3), "--max-amount", "0.0003", "--format", "csv", "--token-decimals", `devnet:${devnet.token.address}=6`], env);
+    expect(stated.code).toBe(EXIT.ok);
+    expect(stated.stderr).toContain(`Quote: 0.0003 of token ${devnet.token.address} on eip155:31337 for 3 rows`);
+    expect(before.payer - (await devnet.balanceOf(account.address))).toBe(3n * PER_ROW);
   });
 
   test("no --yes and no --max-amount without a terminal: refuses", async () => {
@@ -296,8 +317,8 @@ describe("free data and discovery", () => {
     expect(run.stderr).not.toContain("Paid");
   });
 
-  test("tables lists tables, columns and prices in human units", async () => {
-    const run = await cli(["tables", server.url]);
+  test("tables lists tables, columns and prices in human units, from decimals read on chain", async () => {
+    const run = await cli(["tables", server.url, ...rpc()]);
     expect(run.code).toBe(EXIT.ok);
     const out = run.stdoutText;
     expect(out).toContain("trades — Trades, paid per row");
@@ -306,6 +327,18 @@ describe("free data and discovery", () => {
     expect(out).toMatch(/\n {4}at +Timestamp<MILLISECOND, UTC>\n/);
     expect(out).toContain("pairs — Free pairs");
     expect(out).toContain("reports — Free queries, paid metadata");
+    expect(out).toContain("metadata costs 0.01 tUSDC on eip155:31337");
+    expect(out).not.toContain("warning");
+    expect(out).not.toContain("unverified");
+  });
+
+  test("tables without an RPC: the token not built in is shown in smallest units, with how to verify it", async () => {
+    const run = await cli(["tables", server.url]);
+    expect(run.code).toBe(EXIT.ok);
+    const out = run.stdoutText;
+    expect(out).toContain(`price: ${PER_ROW} smallest units of token ${devnet.token.address} per row on eip155:31337 [default], paid to ${devnet.payTo}`);
     expect(out).toContain(`metadata costs 10000 smallest units of token ${devnet.token.address} on eip155:31337`);
+    expect(out).toContain("  unverified, amounts in smallest units: ");
+    expect(out).not.toContain("warning");
   });
 });

@@ -1,0 +1,225 @@
+/**
+ * The buyer's budget against a seller that lies about its token (lying-server.ts): the devnet's
+ * real test token (6 decimals, symbol "tUSDC") claimed as 18-decimal "USDC", quoted at 5×10^16
+ * smallest units — "0.05" if believed, 5×10^10 tokens in truth. The CLI runs as a subprocess; the
+ * payer holds more than the lie, and the lying server settles any signature it receives, so a
+ * payment wrongly signed would be a real transfer: "nothing signed" is checked both by the
+ * signatures the server saw and by the payer's balance on chain.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startDevnet, type Devnet } from "../../devnet/index.ts";
+import { readTokenContract } from "../../src/client/token-contract.ts";
+import { runCli } from "../client/cli.ts";
+import { fundedAccount } from "../payment/devnet-token.ts";
+import { LIE_AMOUNT, startLyingServer, TABLE, type LyingServer } from "./lying-server.ts";
+
+const EXIT = { ok: 0, usage: 2, notPaid: 4 };
+const SQL = `SELECT * FROM ${TABLE}`;
+/** The lie in true units: 5×10^16 smallest units of a 6-decimal token. */
+const TRUE_AMOUNT = "50000000000";
+
+let devnet: Devnet;
+let liar: LyingServer;
+let token: string;
+
+beforeAll(async () => {
+  devnet = await startDevnet();
+  token = devnet.token.address;
+  liar = startLyingServer(devnet);
+}, 60_000);
+
+afterAll(async () => {
+  await liar?.stop();
+  await devnet?.stop();
+});
+
+/** A fresh payer holding twice the lie, so a wrongly signed payment would settle. */
+async function richPayer() {
+  const { privateKey, account } = await fundedAccount(devnet, 2n * LIE_AMOUNT);
+  return { address: account.address, env: { ARROW402_PRIVATE_KEY: privateKey } };
+}
+
+function query(url: string, args: string[], env: Record<string, string>) {
+  return runCli(["query", url, SQL, "--format", "csv", ...args], env);
+}
+
+describe("under --max-amount 0.05, nothing is signed", () => {
+  test("without a way to verify the token: refused (exit 4) with how to allow it; the lie is only a warning", async () => {
+    const payer = await richPayer();
+    const before = await devnet.balanceOf(payer.address);
+    const signaturesBefore = liar.payments.length;
+    const run = await query(liar.url, ["--max-amount", "0.05"], payer.env);
+    expect(run.code).toBe(EXIT.notPaid);
+    expect(run.stderr).toContain(`Quote: ${LIE_AMOUNT} smallest units of token ${token} on eip155:31337 for 1 row, to ${devnet.payTo}`);
+    expect(run.stderr).not.toContain("0.05 USDC");
+    expect(run.stderr).toContain(`Warning: suspicious: the server calls token ${token} on eip155:31337 "USDC", but it is not USDC (this client knows no USDC on eip155:31337)`);
+    const last = run.stderr.trimEnd().split("\n").at(-1)!;
+    expect(last).toStartWith(`arrow402: not paid: the quote of ${LIE_AMOUNT} smallest units of token ${token} on eip155:31337 cannot be checked against --max-amount 0.05`);
+    expect(last).toContain("pass --rpc eip155:31337=URL");
+    expect(last).toContain(`--token-decimals eip155:31337:${token}=DECIMALS`);
+    expect(last).toEndWith("nothing was paid");
+    expect(run.stdout.byteLength).toBe(0);
+    expect(liar.payments.length).toBe(signaturesBefore);
+    expect(await devnet.balanceOf(payer.address)).toBe(before);
+  });
+
+  test.each([
+    ["--rpc", (rpc: string) => ({ args: ["--rpc", `eip155:31337=${rpc}`], env: {} })],
+    ["--rpc by network name", (rpc: string) => ({ args: ["--rpc", `devnet=${rpc}`], env: {} })],
+    ["ARROW402_RPC", (rpc: string) => ({ args: [], env: { ARROW402_RPC: `eip155:84532=http://127.0.0.1:9 eip155:31337=${rpc}` } })],
+  ])("with %s to the devnet: the contract's 6 decimals are read, the quote shown in true units, over budget", async (_name, give) => {
+    const payer = await richPayer();
+    const before = await devnet.balanceOf(payer.address);
+    const signaturesBefore = liar.payments.length;
+    const { args, env } = give(devnet.rpcUrl);
+    const run = await query(liar.url, ["--max-amount", "0.05", ...args], { ...payer.env, ...env });
+    expect(run.code).toBe(EXIT.notPaid);
+    expect(run.stderr).toContain(`Quote: ${TRUE_AMOUNT} tUSDC on eip155:31337 for 1 row, to ${devnet.payTo} (${LIE_AMOUNT} smallest units of ${token} on eip155:31337)`);
+    expect(run.stderr).toContain(`Warning: suspicious: the server says token ${token} on eip155:31337 has 18 decimals; its contract says 6`);
+    expect(run.stderr).toContain(`Warning: suspicious: the server calls token ${token} on eip155:31337 "USDC", but it is not USDC`);
+    expect(run.stderr).toContain(`arrow402: over budget: the quote of ${TRUE_AMOUNT} tUSDC on eip155:31337 is more than --max-amount 0.05; nothing was paid`);
+    expect(liar.payments.length).toBe(signaturesBefore);
+    expect(await devnet.balanceOf(payer.address)).toBe(before);
+  });
+
+  test("with the buyer's own --token-decimals: over budget in true units", async () => {
+    const payer = await richPayer();
+    const signaturesBefore = liar.payments.length;
+    const run = await query(liar.url, ["--max-amount", "0.05", "--token-decimals", `${token}=6`], payer.env);
+    expect(run.code).toBe(EXIT.notPaid);
+    expect(run.stderr).toContain(`the quote of ${TRUE_AMOUNT} of token ${token} on eip155:31337 is more than --max-amount 0.05`);
+    expect(run.stderr).toContain("has 18 decimals; you said (--token-decimals) 6");
+    expect(liar.payments.length).toBe(signaturesBefore);
+  });
+
+  test("an RPC that does not answer: refused, naming the endpoint by its origin only", async () => {
+    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+    const closed = `http://127.0.0.1:${probe.port}`;
+    await probe.stop(true);
+    const payer = await richPayer();
+    const signaturesBefore = liar.payments.length;
+    const run = await query(liar.url, ["--max-amount", "0.05", "--rpc", `eip155:31337=${closed}/v2/SECRET-API-KEY`], payer.env);
+    expect(run.code).toBe(EXIT.notPaid);
+    expect(run.stderr).toContain(`the RPC endpoint for eip155:31337 (${closed}) did not answer`);
+    expect(run.stderr).toContain("fix --rpc eip155:31337=URL");
+    expect(run.stderr).not.toContain("SECRET-API-KEY");
+    expect(liar.payments.length).toBe(signaturesBefore);
+  });
+
+  test("an RPC of another chain is not taken for the offer's chain", async () => {
+    // The same token address quoted on Base Sepolia; the buyer's "Base Sepolia" RPC is the devnet.
+    const elsewhere = startLyingServer(devnet, { network: "eip155:84532" });
+    try {
+      const payer = await richPayer();
+      const run = await query(elsewhere.url, ["--max-amount", "0.05", "--rpc", `base-sepolia=${devnet.rpcUrl}`], payer.env);
+      expect(run.code).toBe(EXIT.notPaid);
+      expect(run.stderr).toContain("serves chain 31337, not 84532: give an RPC endpoint of eip155:84532");
+      expect(run.stderr).toContain("USDC on Base Sepolia is 0x036CbD53842c5426634e7929541eC2318f3dCF7e");
+      expect(elsewhere.payments).toHaveLength(0);
+    } finally {
+      await elsewhere.stop();
+    }
+  });
+});
+
+describe("without --max-amount, only what the buyer sees is signed", () => {
+  test("--yes without a budget and without an RPC: the quote in smallest units is exactly the amount signed", async () => {
+    const payer = await richPayer();
+    const before = await devnet.balanceOf(payer.address);
+    const run = await query(liar.url, ["--yes"], payer.env);
+    expect(run.stderr).toContain(`Quote: ${LIE_AMOUNT} smallest units of token ${token} on eip155:31337 for 1 row`);
+    expect(run.stderr).not.toContain("0.05");
+    const payment = liar.payments.at(-1)!;
+    expect(payment.payload.authorization.from).toBe(payer.address);
+    expect(payment.payload.authorization.value).toBe(String(LIE_AMOUNT));
+    expect(payment.payload.authorization.to).toBe(devnet.payTo);
+    expect(run.code).toBe(EXIT.ok);
+    expect(before - (await devnet.balanceOf(payer.address))).toBe(LIE_AMOUNT);
+    expect(run.stderr).toContain(`Paid ${LIE_AMOUNT} smallest units of token ${token} on eip155:31337 to ${devnet.payTo}; transaction 0x`);
+  });
+
+  // script(1) from util-linux gives the CLI a real terminal (stdin a TTY) to ask on.
+  test.skipIf(Bun.which("script") === null)("the terminal question shows verified facts only, and 'no' signs nothing", async () => {
+    const payer = await richPayer();
+    const signaturesBefore = liar.payments.length;
+    const withRpc = await onTerminal([liar.url, "--rpc", `eip155:31337=${devnet.rpcUrl}`], payer.env);
+    expect(withRpc.output).toContain(`Pay ${TRUE_AMOUNT} tUSDC on eip155:31337 to ${devnet.payTo}? [y/N]`);
+    expect(withRpc.output).toContain("has 18 decimals; its contract says 6");
+    expect(withRpc.output).toContain("payment declined; nothing was paid");
+    expect(withRpc.code).toBe(EXIT.notPaid);
+    const without = await onTerminal([liar.url], payer.env);
+    expect(without.output).toContain(`Pay ${LIE_AMOUNT} smallest units of token ${token} on eip155:31337 to ${devnet.payTo}? [y/N]`);
+    expect(without.code).toBe(EXIT.notPaid);
+    expect(liar.payments.length).toBe(signaturesBefore);
+  });
+});
+
+describe("arrow402 tables", () => {
+  test("without an RPC: prices in smallest units, the claimed symbol flagged, how to verify", async () => {
+    const run = await runCli(["tables", liar.url]);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdoutText).toContain(`price: ${LIE_AMOUNT} smallest units of token ${token} per row on eip155:31337 [default], paid to ${devnet.payTo}`);
+    expect(run.stdoutText).toContain(`  warning: suspicious: the server calls token ${token} on eip155:31337 "USDC", but it is not USDC`);
+    expect(run.stdoutText).toContain("  unverified, amounts in smallest units: ");
+    expect(run.stdoutText).toContain("pass --rpc eip155:31337=URL");
+    expect(run.stdoutText).not.toContain("0.05");
+  });
+
+  test("with --rpc: true units from the contract, and the lie about decimals flagged", async () => {
+    const run = await runCli(["tables", liar.url, "--rpc", `eip155:31337=${devnet.rpcUrl}`]);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdoutText).toContain(`price: ${TRUE_AMOUNT} tUSDC per row on eip155:31337 [default], paid to ${devnet.payTo}`);
+    expect(run.stdoutText).toContain(`  warning: suspicious: the server says token ${token} on eip155:31337 has 18 decimals; its contract says 6`);
+    expect(run.stdoutText).not.toContain("unverified");
+  });
+
+  test("a malformed --rpc is a usage error", async () => {
+    const run = await runCli(["tables", liar.url, "--rpc", "eip155:31337"]);
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toBe("arrow402: --rpc an entry is not NETWORK=URL: write e.g. eip155:84532=https://sepolia.base.org\n");
+  });
+});
+
+describe("reading the token contract", () => {
+  test("decimals and symbol from the chain; the wrong chain and a missing contract are refused", async () => {
+    expect(await readTokenContract(devnet.rpcUrl, "eip155:31337", token)).toEqual({ ok: true, decimals: 6, symbol: "tUSDC" });
+    const wrongChain = await readTokenContract(devnet.rpcUrl, "eip155:8453", token);
+    expect(wrongChain.ok === false && wrongChain.reason).toContain("serves chain 31337, not 8453");
+    const noContract = await readTokenContract(devnet.rpcUrl, "eip155:31337", devnet.payTo);
+    expect(noContract).toEqual({ ok: false, reason: `there is no contract at ${devnet.payTo} on eip155:31337` });
+  });
+});
+
+/** Runs the CLI with stdin, stdout and stderr on a real terminal (script(1)), answering "n". */
+async function onTerminal(args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
+  const command = ["bun", "src/main.ts", "query", args[0]!, SQL, ...args.slice(1)].map(shellQuote).join(" ");
+  const child = Bun.spawn(["script", "-qefc", command, "/dev/null"], {
+    cwd: `${import.meta.dir}/../..`,
+    env: { ...process.env, ARROW402_PRIVATE_KEY: undefined, NO_COLOR: "1", ...env },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let answered = false;
+  const output = (async () => {
+    let text = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stdout) {
+      text += decoder.decode(chunk);
+      // Answer once the question is on the terminal.
+      if (text.includes("[y/N]") && !answered) {
+        answered = true;
+        child.stdin.write("n\n");
+        await child.stdin.flush();
+      }
+    }
+    return text;
+  })();
+  const [text, code] = await Promise.all([output, child.exited]);
+  child.stdin.end();
+  return { code, output: text.replaceAll("\r", "") };
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
