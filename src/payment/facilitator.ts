@@ -4,12 +4,13 @@
  * payment is a value (`isValid:false` / `success:false`) whether sent with 200 or 4xx; a settle
  * reply saying `success: true` is a settlement whatever else it says. Anything that establishes
  * neither — unreachable, timed out, 5xx, not JSON, no `isValid`/`success` — is a FacilitatorError
- * (500). Messages name the facilitator by origin and path only: header values, URL credentials
- * and query strings never appear.
+ * (500). Messages name the facilitator by origin and path only: header values, URL credentials,
+ * query strings and CDP keys never appear.
  */
 import type { PaymentRequirements } from "@x402/core/types";
 import { publicUrl } from "../config/public-url.ts";
 import { FacilitatorError } from "../errors.ts";
+import { cdpAuthorization, type CdpCredentials } from "./cdp-auth.ts";
 import {
   readSettleReply,
   readSupportedReply,
@@ -36,6 +37,10 @@ export interface FacilitatorOptions {
   timeoutMs: number;
   /** Sent with every call (e.g. Authorization); never echoed in errors. */
   headers?: Record<string, string>;
+  /** Signs every call with a fresh CDP JWT (`Authorization: Bearer …`). */
+  cdp?: CdpCredentials;
+  /** The clock the CDP tokens are dated by (tests date them in the past to show expiry is checked). */
+  now?: () => number;
 }
 
 type Endpoint = "verify" | "settle" | "supported";
@@ -45,12 +50,14 @@ const MAX_REPLY_BYTES = 1024 * 1024;
 
 export function createFacilitatorClient(opts: FacilitatorOptions): FacilitatorClient {
   const name = publicUrl(opts.url);
+  const now = opts.now ?? Date.now;
 
   async function call(method: "GET" | "POST", endpoint: Endpoint, body?: unknown): Promise<{ status: number; json: unknown }> {
     const url = endpointUrl(opts.url, endpoint);
     const signal = AbortSignal.timeout(opts.timeoutMs);
     const headers: Record<string, string> = { ...opts.headers, accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
+    if (opts.cdp !== undefined) headers.authorization = await sign(opts.cdp, method, url, endpoint);
     let response: Response;
     let text: string;
     try {
@@ -74,11 +81,19 @@ export function createFacilitatorClient(opts: FacilitatorOptions): FacilitatorCl
     return { status: response.status, json };
   }
 
+  async function sign(cdp: CdpCredentials, method: string, url: URL, endpoint: Endpoint): Promise<string> {
+    try {
+      return await cdpAuthorization(cdp, method, url, now());
+    } catch {
+      throw new FacilitatorError(`The request to the payment facilitator ${name}/${endpoint} could not be signed with facilitator.cdp; check its api_key_secret.`);
+    }
+  }
+
   /** The failure for a reply that is no answer, most specific first. */
   function failure(endpoint: Endpoint, status: number, json: unknown): FacilitatorError {
     if (status === 401 || status === 403) {
       return new FacilitatorError(
-        `The payment facilitator ${name} refused our credentials on /${endpoint} (HTTP ${status}); check facilitator.headers or the credentials in facilitator.url.`,
+        `The payment facilitator ${name} refused our credentials on /${endpoint} (HTTP ${status}); check facilitator.cdp, facilitator.headers or the credentials in facilitator.url.`,
       );
     }
     if (status >= 500 || status < 200 || (status >= 300 && status < 400)) {

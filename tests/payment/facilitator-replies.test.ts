@@ -122,7 +122,7 @@ const SETTLE: [string, number, string, Outcome<SettleResult>][] = [
   ["a JSON list", 200, json([true]), { error: /not an x402 V2 settle response/ }],
   ["JSON null", 200, "null", { error: /not an x402 V2 settle response/ }],
   ["400 {error} (the reference server's bad request)", 400, json({ error: "Missing paymentPayload or paymentRequirements" }), { error: /HTTP 400\) with a reply that is not an x402 V2 settle response/ }],
-  ["401: credentials refused", 401, json({ error: "unauthorized" }), { error: /refused our credentials on \/settle \(HTTP 401\); check facilitator\.headers/ }],
+  ["401: credentials refused", 401, json({ error: "unauthorized" }), { error: /refused our credentials on \/settle \(HTTP 401\); check facilitator\.cdp/ }],
   ["404: wrong URL", 404, json({ error: "not found" }), { error: /HTTP 404/ }],
   ["a body over 1 MiB", 200, json({ success: true, padding: "x".repeat(1_100_000) }), { error: /answered \/settle with more than 1048576 bytes/ }],
 ];
