@@ -15,6 +15,8 @@ export const DEFAULTS = {
   bind: "127.0.0.1:4021",
   corsOrigins: ["*"],
   facilitatorUrl: "https://x402.org/facilitator",
+  /** Coinbase's CDP facilitator: the default URL when `facilitator.cdp` is set. */
+  cdpFacilitatorUrl: "https://api.cdp.coinbase.com/platform/v2/x402",
   facilitatorTimeoutMs: 10_000,
   maxTimeoutSeconds: 300,
   defaultDescription: "Query execution payment",
@@ -162,6 +164,15 @@ export const ConfigSchema = Type.Object(
           url: Type.Optional(Type.String({ default: DEFAULTS.facilitatorUrl })),
           timeout_ms: Type.Optional(Count("facilitator request timeout", 1, { default: DEFAULTS.facilitatorTimeoutMs })),
           headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "extra HTTP headers" })),
+          cdp: Type.Optional(
+            Type.Object(
+              {
+                api_key_id: NonEmpty("the CDP API key's id (its name, e.g. organizations/…/apiKeys/…, or its id)"),
+                api_key_secret: NonEmpty("the CDP API key's secret: ECDSA PEM or Ed25519 base64; write ${CDP_API_KEY_SECRET}"),
+              },
+              { ...closed, description: "a Coinbase CDP API key: every facilitator request is signed with a fresh JWT" },
+            ),
+          ),
         },
         closed,
       ),

@@ -1,20 +1,21 @@
 /**
- * The `server:` and `facilitator:` sections (DESIGN.md §2): where to listen, the public base URL
- * used in offers (`resource.url`), CORS origins, and how to reach the x402 facilitator.
+ * The `server:` section (DESIGN.md §2): where to listen, the public base URL used in offers
+ * (`resource.url`) and CORS origins.
  * Like every resolver, returns undefined when a problem was recorded (here or by the schema).
  */
 import type { Config } from "./types.ts";
 import { DEFAULTS } from "./schema.ts";
 import { isRecord, type ConfigPath, type Problems } from "./problems.ts";
+import { publicUrl } from "./public-url.ts";
 
 /** `host:port`, IPv6 hosts in brackets (`[::1]:4021`). */
 const BIND = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/;
 
+/** RFC 9110 header field name (token characters). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /** Hosts that mean "every interface": not addresses a client can use, so the default base URL says localhost. */
 const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]"]);
-
-/** RFC 9110 header field name (token characters). */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** A section that may be absent: `{}` when absent, undefined when it has the wrong type (already reported). */
 export function sectionOf(raw: unknown): Record<string, unknown> | undefined {
@@ -32,19 +33,37 @@ function parseBind(text: string, path: ConfigPath, problems: Problems): { host: 
   return { host: match[1] ?? match[2] ?? "", port };
 }
 
-/** An http(s) URL without query or fragment, trailing slashes removed. */
-export function parseHttpUrl(text: string, path: ConfigPath, problems: Problems, example: string): string | undefined {
+export interface UrlRules {
+  /** A query string is allowed (a facilitator token may travel in one); else it is a problem. */
+  query?: boolean;
+  /** `user:password@` is allowed (sent as HTTP Basic); else it is a problem. */
+  credentials?: boolean;
+}
+
+/**
+ * An http(s) URL without fragment (and, unless `rules` allow them, without query or credentials),
+ * trailing slashes of the path removed. Messages show the URL without credentials or query
+ * (`publicUrl`): the text may hold a secret.
+ */
+export function parseHttpUrl(text: string, path: ConfigPath, problems: Problems, example: string, rules: UrlRules = {}): string | undefined {
   let url: URL | undefined;
   try {
     url = new URL(text);
   } catch {
     url = undefined;
   }
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") {
-    problems.add(path, `${JSON.stringify(text)} is not an http(s) URL without query or fragment; write e.g. ${example}`);
+  const shown = JSON.stringify(publicUrl(text));
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.hash !== "" || (!rules.query && url.search !== "")) {
+    const without = rules.query ? "without fragment" : "without query or fragment";
+    problems.add(path, `${shown} is not an http(s) URL ${without}; write e.g. ${example}`);
     return undefined;
   }
-  return text.replace(/\/+$/, "");
+  if (!rules.credentials && (url.username !== "" || url.password !== "")) {
+    problems.add(path, `${shown} must not hold user:password@: this URL is shown to clients; write e.g. ${example}`);
+    return undefined;
+  }
+  const query = text.indexOf("?");
+  return query < 0 ? text.replace(/\/+$/, "") : text.slice(0, query).replace(/\/+$/, "") + text.slice(query);
 }
 
 function checkOrigin(origin: string, path: ConfigPath, problems: Problems): boolean {
@@ -87,26 +106,4 @@ export function resolveServer(raw: unknown, problems: Problems): Config["server"
     corsOrigins: origins as string[],
     trustProxy: typeof trustProxy === "string" ? trustProxy.toLowerCase() : null,
   };
-}
-
-export function resolveFacilitator(raw: unknown, problems: Problems): Config["facilitator"] | undefined {
-  const section = sectionOf(raw);
-  if (section === undefined) return undefined;
-  const { url: urlText = DEFAULTS.facilitatorUrl, timeout_ms: timeoutMs = DEFAULTS.facilitatorTimeoutMs, headers = {} } = section;
-  const url = typeof urlText === "string" ? parseHttpUrl(urlText, ["facilitator", "url"], problems, DEFAULTS.facilitatorUrl) : undefined;
-  let headersOk = isRecord(headers);
-  for (const [name, value] of Object.entries(isRecord(headers) ? headers : {})) {
-    const path = ["facilitator", "headers", name];
-    if (!HEADER_NAME.test(name)) {
-      problems.add(path, "is not a valid HTTP header name; use letters, digits and '-', e.g. Authorization");
-      headersOk = false;
-    }
-    if (typeof value === "string" && /[\r\n\0]/.test(value)) {
-      problems.add(path, "header values must be a single line");
-      headersOk = false;
-    }
-    if (typeof value !== "string") headersOk = false;
-  }
-  if (url === undefined || !Number.isInteger(timeoutMs) || !headersOk) return undefined;
-  return { url, timeoutMs: timeoutMs as number, headers: { ...(headers as Record<string, string>) } };
 }

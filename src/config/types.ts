@@ -3,6 +3,7 @@
  * `${VAR}`s expanded, tokens resolved and decimal amounts converted to exact smallest units.
  * Every other module reads configuration through these types, never the raw YAML.
  */
+import type { CdpCredentials } from "../payment/cdp-auth.ts";
 
 export type Hex = `0x${string}`;
 export type Network = `eip155:${number}`;
@@ -94,6 +95,8 @@ export interface Config {
     url: string;
     timeoutMs: number;
     headers: Record<string, string>;
+    /** A Coinbase CDP API key: each request carries a fresh JWT signed with it (payment/cdp-auth.ts). */
+    cdp?: CdpCredentials;
   };
   database: { sqlite: string };
   payment: {

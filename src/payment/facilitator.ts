@@ -1,87 +1,70 @@
 /**
- * The x402 V2 facilitator client (DESIGN.md §6 steps 5–6). Its replies cross a trust boundary and
- * are validated. A refused payment is a value (`isValid:false` / `success:false`) whether sent with
- * 200 (x402 TypeScript facilitator) or 4xx (x402-rs); anything else unexpected — unreachable,
- * timed out, 5xx, not JSON, wrong shape — is a FacilitatorError (500). Messages name the
- * facilitator by origin and path only: header values and URL credentials never appear.
+ * The x402 V2 facilitator client (DESIGN.md §6 steps 5–6, §11). Its replies cross a trust boundary:
+ * they are read by facilitator-replies.ts, which knows the shapes real facilitators send. A refused
+ * payment is a value (`isValid:false` / `success:false`) whether sent with 200 or 4xx; a settle
+ * reply saying `success: true` is a settlement whatever else it says. Anything that establishes
+ * neither — unreachable, timed out, 5xx, not JSON, no `isValid`/`success` — is a FacilitatorError
+ * (500). Messages name the facilitator by origin and path only: header values, URL credentials,
+ * query strings and CDP keys never appear.
  */
-import Type from "typebox";
-import { Compile } from "typebox/compile";
 import type { PaymentRequirements } from "@x402/core/types";
+import { publicUrl } from "../config/public-url.ts";
 import { FacilitatorError } from "../errors.ts";
+import { cdpAuthorization, type CdpCredentials } from "./cdp-auth.ts";
+import {
+  readSettleReply,
+  readSupportedReply,
+  readVerifyReply,
+  type PaymentFacts,
+  type SettleResult,
+  type SupportedResult,
+  type VerifyResult,
+} from "./facilitator-replies.ts";
 import type { ExactPaymentPayload } from "./wire.ts";
 
-/** `invalidReason` / `errorReason` are x402 reason codes; the optional messages are free text. */
-export type VerifyResult =
-  | { isValid: true; payer: string }
-  | { isValid: false; invalidReason: string; invalidMessage?: string; payer?: string };
-
-export type SettleResult =
-  | { success: true; transaction: string; network: string; payer: string }
-  | { success: false; errorReason: string; errorMessage?: string; transaction?: string; network: string; payer?: string };
+export type { SettleResult, SupportedKind, SupportedResult, VerifyResult } from "./facilitator-replies.ts";
 
 export interface FacilitatorClient {
   verify(payload: ExactPaymentPayload, requirements: PaymentRequirements): Promise<VerifyResult>;
   settle(payload: ExactPaymentPayload, requirements: PaymentRequirements): Promise<SettleResult>;
+  /** `GET /supported`: the kinds (x402 version, scheme, network) the facilitator settles. */
+  supported(): Promise<SupportedResult>;
 }
 
 export interface FacilitatorOptions {
+  /** May hold `user:password@` (sent as HTTP Basic) and a query string (kept on every endpoint). */
   url: string;
   timeoutMs: number;
   /** Sent with every call (e.g. Authorization); never echoed in errors. */
   headers?: Record<string, string>;
+  /** Signs every call with a fresh CDP JWT (`Authorization: Bearer …`). */
+  cdp?: CdpCredentials;
+  /** The clock the CDP tokens are dated by (tests date them in the past to show expiry is checked). */
+  now?: () => number;
 }
 
-const Optional = (schema: ReturnType<typeof Type.String>) => Type.Optional(Type.Union([schema, Type.Null()]));
+type Endpoint = "verify" | "settle" | "supported";
 
-const VerifyReply = Compile(
-  Type.Union([
-    Type.Object({ isValid: Type.Literal(true), payer: Type.String({ minLength: 1 }) }),
-    Type.Object({
-      isValid: Type.Literal(false),
-      invalidReason: Type.String(),
-      invalidMessage: Optional(Type.String()),
-      payer: Optional(Type.String()),
-    }),
-  ]),
-);
-
-const SettleReply = Compile(
-  Type.Union([
-    Type.Object({
-      success: Type.Literal(true),
-      transaction: Type.String({ pattern: "^0x[0-9a-fA-F]{64}$" }),
-      network: Type.String({ minLength: 1 }),
-      payer: Type.String({ minLength: 1 }),
-    }),
-    Type.Object({
-      success: Type.Literal(false),
-      errorReason: Type.String(),
-      errorMessage: Optional(Type.String()),
-      transaction: Optional(Type.String()),
-      network: Optional(Type.String()),
-      payer: Optional(Type.String()),
-    }),
-  ]),
-);
+/** A reply larger than this is not a facilitator answer; reading stops there. */
+const MAX_REPLY_BYTES = 1024 * 1024;
 
 export function createFacilitatorClient(opts: FacilitatorOptions): FacilitatorClient {
-  const base = opts.url.replace(/\/+$/, "");
-  const name = displayName(base);
+  const name = publicUrl(opts.url);
+  const now = opts.now ?? Date.now;
 
-  async function call(endpoint: "verify" | "settle", payload: ExactPaymentPayload, requirements: PaymentRequirements) {
+  async function call(method: "GET" | "POST", endpoint: Endpoint, body?: unknown): Promise<{ status: number; json: unknown }> {
+    const url = endpointUrl(opts.url, endpoint);
+    const signal = AbortSignal.timeout(opts.timeoutMs);
+    const headers: Record<string, string> = { ...opts.headers, accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (opts.cdp !== undefined) headers.authorization = await sign(opts.cdp, method, url, endpoint);
     let response: Response;
     let text: string;
-    const signal = AbortSignal.timeout(opts.timeoutMs);
     try {
-      response = await fetch(`${base}/${endpoint}`, {
-        method: "POST",
-        headers: { ...opts.headers, "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements }),
-        signal,
-      });
-      text = await response.text();
+      response = await fetch(url, { method, headers, signal, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      text = await readBounded(response, () => `The payment facilitator ${name} answered /${endpoint} with more than ${MAX_REPLY_BYTES} bytes.`);
     } catch (error) {
+      if (error instanceof FacilitatorError) throw error;
       const timedOut = signal.aborted || (error instanceof Error && error.name === "TimeoutError");
       throw new FacilitatorError(
         timedOut
@@ -89,58 +72,95 @@ export function createFacilitatorClient(opts: FacilitatorOptions): FacilitatorCl
           : `The payment facilitator ${name} could not be reached for /${endpoint}.`,
       );
     }
-    if (response.status >= 500 || response.status < 200 || (response.status >= 300 && response.status < 400)) {
-      throw new FacilitatorError(`The payment facilitator ${name} failed on /${endpoint} with HTTP ${response.status}.`);
-    }
+    let json: unknown;
     try {
-      return { status: response.status, body: JSON.parse(text) as unknown };
+      json = JSON.parse(text);
     } catch {
-      throw new FacilitatorError(`The payment facilitator ${name} answered /${endpoint} (HTTP ${response.status}) with a body that is not JSON.`);
+      json = undefined;
+    }
+    return { status: response.status, json };
+  }
+
+  async function sign(cdp: CdpCredentials, method: string, url: URL, endpoint: Endpoint): Promise<string> {
+    try {
+      return await cdpAuthorization(cdp, method, url, now());
+    } catch {
+      throw new FacilitatorError(`The request to the payment facilitator ${name}/${endpoint} could not be signed with facilitator.cdp; check its api_key_secret.`);
     }
   }
 
-  const malformed = (endpoint: string, status: number) =>
-    new FacilitatorError(`The payment facilitator ${name} answered /${endpoint} (HTTP ${status}) with a reply that is not an x402 V2 ${endpoint} response.`);
+  /** The failure for a reply that is no answer, most specific first. */
+  function failure(endpoint: Endpoint, status: number, json: unknown): FacilitatorError {
+    if (status === 401 || status === 403) {
+      return new FacilitatorError(
+        `The payment facilitator ${name} refused our credentials on /${endpoint} (HTTP ${status}); check facilitator.cdp, facilitator.headers or the credentials in facilitator.url.`,
+      );
+    }
+    if (status >= 500 || status < 200 || (status >= 300 && status < 400)) {
+      return new FacilitatorError(`The payment facilitator ${name} failed on /${endpoint} with HTTP ${status}.`);
+    }
+    if (json === undefined) {
+      return new FacilitatorError(`The payment facilitator ${name} answered /${endpoint} (HTTP ${status}) with a body that is not JSON.`);
+    }
+    return new FacilitatorError(`The payment facilitator ${name} answered /${endpoint} (HTTP ${status}) with a reply that is not an x402 V2 ${endpoint} response.`);
+  }
+
+  const request = (payload: ExactPaymentPayload, requirements: PaymentRequirements) => ({
+    x402Version: 2,
+    paymentPayload: payload,
+    paymentRequirements: requirements,
+  });
+  const facts = (payload: ExactPaymentPayload, requirements: PaymentRequirements): PaymentFacts => ({
+    network: requirements.network,
+    from: payload.payload.authorization.from,
+  });
 
   return {
     async verify(payload, requirements) {
-      const { status, body } = await call("verify", payload, requirements);
-      // A 4xx may only carry a refusal; `isValid:true` with an error status is contradictory.
-      if (!VerifyReply.Check(body) || (status >= 400 && body.isValid)) throw malformed("verify", status);
-      if (body.isValid) return { isValid: true, payer: body.payer };
-      return {
-        isValid: false,
-        invalidReason: body.invalidReason,
-        ...(body.invalidMessage ? { invalidMessage: body.invalidMessage } : {}),
-        ...optionalPayer(body.payer),
-      };
+      const { status, json } = await call("POST", "verify", request(payload, requirements));
+      // A 5xx is the facilitator's failure even when its body says isValid:false (x402-rs sends
+      // that for an RPC failure during verification).
+      const result = status < 500 ? readVerifyReply(status, json, facts(payload, requirements)) : undefined;
+      if (result === undefined) throw failure("verify", status, json);
+      return result;
     },
     async settle(payload, requirements) {
-      const { status, body } = await call("settle", payload, requirements);
-      if (!SettleReply.Check(body) || (status >= 400 && body.success)) throw malformed("settle", status);
-      if (body.success) return { success: true, transaction: body.transaction, network: body.network, payer: body.payer };
-      return {
-        success: false,
-        errorReason: body.errorReason,
-        ...(body.errorMessage ? { errorMessage: body.errorMessage } : {}),
-        network: body.network || requirements.network,
-        ...(body.transaction ? { transaction: body.transaction } : {}),
-        ...optionalPayer(body.payer),
-      };
+      const { status, json } = await call("POST", "settle", request(payload, requirements));
+      const result = readSettleReply(status, json, facts(payload, requirements));
+      if (result === undefined) throw failure("settle", status, json);
+      return result;
+    },
+    async supported() {
+      const { status, json } = await call("GET", "supported");
+      const result = status >= 200 && status < 300 ? readSupportedReply(json) : undefined;
+      if (result === undefined) throw failure("supported", status, json);
+      return result;
     },
   };
 }
 
-function optionalPayer(payer: string | null | undefined): { payer?: string } {
-  return payer ? { payer } : {};
+/** `{url}/{endpoint}`, keeping the URL's credentials and query string (a token may travel there). */
+function endpointUrl(base: string, endpoint: Endpoint): URL {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/${endpoint}`;
+  return url;
 }
 
-/** Origin and path, without credentials or query string (which may hold an API key). */
-function displayName(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname === "/" ? "" : parsed.pathname}`;
-  } catch {
-    return "(invalid facilitator URL)";
+/** The body as text, refusing more than MAX_REPLY_BYTES: a facilitator cannot make us buffer without end. */
+async function readBounded(response: Response, tooLarge: () => string): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_REPLY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new FacilitatorError(tooLarge());
+    }
+    chunks.push(value);
   }
+  return Buffer.concat(chunks).toString("utf8");
 }

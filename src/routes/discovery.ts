@@ -1,4 +1,8 @@
-/** `GET /api/`: the discovery document (spec "Discovery document"). */
+/**
+ * `GET /api/`: the discovery document (spec "Discovery document"). The facilitator's URL is shown
+ * without credentials or query string, where a token to it may travel (config/public-url.ts).
+ */
+import { publicUrl } from "../config/public-url.ts";
 import type { Config } from "../config/types.ts";
 import type { Catalog } from "../db/catalog.ts";
 import { ARROW_STREAM } from "./arrow-response.ts";
@@ -6,7 +10,7 @@ import { requiresPayment, summaryPricing } from "./pricing-view.ts";
 
 export function discoveryDocument(config: Config, catalog: Catalog, version: string) {
   return {
-    server: { url: config.server.baseUrl, version, facilitator_url: config.facilitator.url },
+    server: { url: config.server.baseUrl, version, facilitator_url: publicUrl(config.facilitator.url) },
     endpoints: {
       "GET /api/": { description: "This discovery document: the server, its endpoints and its tables." },
       "GET /api/table/{name}": {

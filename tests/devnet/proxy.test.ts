@@ -29,8 +29,10 @@ describe("the misbehaving facilitator proxy", () => {
       const verified = await post(proxy.url, "verify", payload, requirements);
       expect(verified).toEqual({ status: 200, body: { isValid: true, payer: devnet.payer.address } });
       expect(proxy.counts).toEqual({ verify: 1, settle: 0, supported: 0, other: 0 });
-      expect(proxy.requests[0]).toEqual({
+      expect(proxy.requests[0]).toMatchObject({
         endpoint: "verify",
+        method: "POST",
+        target: "/verify",
         body: JSON.parse(JSON.stringify({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements })),
       });
     } finally {

@@ -51,6 +51,11 @@ describe("against the devnet facilitator", () => {
     expect(await devnet.balanceOf(devnet.payTo)).toBe(payToBefore + 4321n);
   });
 
+  test("supported() lists the kinds the facilitator settles: exact, x402 V2, the devnet's network", async () => {
+    const supported = await client(devnet.facilitatorUrl).supported();
+    expect(supported.kinds).toContainEqual({ x402Version: 2, scheme: "exact", network: devnet.network });
+  });
+
   test("a payer without funds is a value isValid:false, not an error", async () => {
     const { payload, requirements } = await payment(1000n, devnet.unfunded);
     const result = await client(devnet.facilitatorUrl).verify(payload, requirements);
@@ -126,7 +131,30 @@ describe("against a misbehaving facilitator", () => {
     proxy.resetCounts();
     const { payload, requirements } = await payment(1000n);
     expect((await client(proxy.url).verify(payload, requirements)).isValid).toBe(true);
-    expect(proxy.requests).toEqual([{ endpoint: "verify", body: { x402Version: 2, paymentPayload: payload, paymentRequirements: requirements } }]);
+    expect(proxy.requests).toMatchObject([{ endpoint: "verify", method: "POST", body: { x402Version: 2, paymentPayload: payload, paymentRequirements: requirements } }]);
+  });
+
+  test("credentials and a query string in the URL reach the facilitator on every endpoint, and never appear in errors", async () => {
+    proxy.setBehaviour({});
+    proxy.resetCounts();
+    const secretUrl = proxy.url.replace("http://", "http://buyer:s3cret-pass@") + "/?token=s3cret-token&v=2";
+    const facilitator = client(secretUrl);
+    const { payload, requirements } = await payment(1000n);
+    expect((await facilitator.verify(payload, requirements)).isValid).toBe(true);
+    expect((await facilitator.supported()).kinds.length).toBeGreaterThan(0);
+    const basic = `Basic ${Buffer.from("buyer:s3cret-pass").toString("base64")}`;
+    expect(proxy.requests.map(({ method, target, headers }) => ({ method, target, authorization: headers.authorization }))).toEqual([
+      { method: "POST", target: "/verify?token=s3cret-token&v=2", authorization: basic },
+      { method: "GET", target: "/supported?token=s3cret-token&v=2", authorization: basic },
+    ]);
+
+    for (const behaviour of [{ kind: "status", status: 503 }, { kind: "malformed" }, { kind: "status", status: 401 }] as const) {
+      proxy.setBehaviour({ verify: behaviour });
+      const error = await facilitator.verify(payload, requirements).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FacilitatorError);
+      expect((error as Error).message).toContain(`facilitator ${proxy.url} `);
+      expect((error as Error).message).not.toMatch(/s3cret|buyer|token=/);
+    }
   });
 
   test("a facilitator that refuses connections is a FacilitatorError", async () => {
