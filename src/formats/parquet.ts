@@ -106,6 +106,27 @@ const fastValue: Record<ArrowKind, (value: unknown) => unknown> = {
   },
 };
 
+const CREATED_BY = `arrow402 version ${VERSION}`;
+
+/**
+ * hyparquet-writer 0.17 writes the empty row group list of a file without rows with element type 0
+ * instead of struct, which arrow-rs (parquet-wasm, Polars) refuses: "Expected list element type of
+ * Struct but got Byte". In the footer's compact Thrift, that list sits between `num_rows = 0`
+ * (0x16 0x00) and `created_by` (0x28, length, text); its header 0x00 becomes 0x0C, "no elements of
+ * type struct". The last match is the one: column names, the only free text, come before it.
+ */
+function typedEmptyRowGroupList(footer: Uint8Array): Uint8Array {
+  const createdBy = new TextEncoder().encode(CREATED_BY);
+  const pattern = [0x16, 0x00, 0x19, 0x00, 0x28, createdBy.length, ...createdBy];
+  for (let at = footer.length - pattern.length; at >= 0; at--) {
+    if (pattern.every((byte, i) => footer[at + i] === byte)) {
+      footer[at + 3] = 0x0c;
+      return footer;
+    }
+  }
+  throw new Error("Parquet footer of an empty result: the row group list was not where hyparquet-writer 0.17 puts it");
+}
+
 /** A writer whose bytes are taken out after each row group, each piece in a buffer of its own. */
 class DrainedWriter extends ByteWriter {
   take(): Uint8Array {
@@ -125,8 +146,9 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
     schema: parquetSchema(columns),
     codec: "ZSTD",
     compressors: { ZSTD: (bytes: Uint8Array) => Bun.zstdCompressSync(bytes, { level: ZSTD_LEVEL }) },
-    createdBy: `arrow402 version ${VERSION}`,
+    createdBy: CREATED_BY,
   });
+  let rowsWritten = 0;
   out.take(); // the magic the constructor wrote: head() returns it
   let pending: unknown[][] = columns.map(() => []);
   let pendingRows = 0;
@@ -165,6 +187,7 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
       }
       return values;
     });
+    rowsWritten += rows.length;
     if (pendingRows === 0) pending = converted;
     else pending = pending.map((values, c) => values.concat(converted[c]!));
     pendingRows += rows.length;
@@ -180,7 +203,8 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
     end() {
       writeRowGroup();
       writer.finish();
-      return out.take();
+      const footer = out.take();
+      return rowsWritten === 0 ? typedEmptyRowGroupList(footer) : footer;
     },
   };
 }
