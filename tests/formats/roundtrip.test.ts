@@ -6,7 +6,7 @@
  * SQLite rows.
  */
 import { describe, expect, test } from "bun:test";
-import { tableFromIPC } from "apache-arrow";
+import { tableFromIPC, type Table } from "apache-arrow";
 import type { EncoderColumn, Row } from "../../src/arrow/encode.ts";
 import { encodeAll } from "../../src/formats/encoder.ts";
 import { formatNamed, type FormatName } from "../../src/formats/registry.ts";
@@ -58,7 +58,7 @@ function objectRow(object: Record<string, unknown>, columns: EncoderColumn[]): C
   return columns.map((column) => canonicalFromText(column.kind, object[column.name]));
 }
 
-function arrowRows(table: ReturnType<typeof tableFromIPC>, columns: EncoderColumn[]): Canonical[][] {
+function arrowRows(table: Table, columns: EncoderColumn[]): Canonical[][] {
   expect(table.schema.fields.map((f) => f.name)).toEqual(columns.map((c) => c.name));
   return Array.from({ length: table.numRows }, (_, r) => columns.map((column, c) => canonicalFromArrow(column.kind, table.getChildAt(c)!.get(r))));
 }
