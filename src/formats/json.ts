@@ -24,6 +24,9 @@ import { utf8Bytes, type FormatEncoder, type FormatOptions } from "./encoder.ts"
 import { lineRenderer, type TextLayout } from "./text-rows.ts";
 import type { TextForm } from "./text-values.ts";
 
+/** What JSON.stringify escapes: quote, backslash, control characters, lone surrogates. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 /** How a kind's plain text form becomes JSON. */
 export const jsonCell: Record<ArrowKind, (form: TextForm) => TextForm> = {
   int64: (form) => form,
@@ -34,7 +37,8 @@ export const jsonCell: Record<ArrowKind, (form: TextForm) => TextForm> = {
   },
   utf8: (form) => (value) => {
     const text = form(value);
-    return typeof text === "string" ? JSON.stringify(text) : text;
+    if (typeof text !== "string") return text;
+    return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
   },
   // base64 and ISO-8601 text never need escaping.
   binary: quoted,

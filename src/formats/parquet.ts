@@ -28,8 +28,12 @@
  * |                                      |        |         |          | ships without its code                  |
  * | parquetjs-lite 0.8.7                 |   –    |    –    |    –     | rounds int64 beyond 2^53: refused       |
  *
- * hyparquet-writer also ran in a worker thread inside a `bun build --compile` executable with its
- * node_modules removed. 16,384-row groups keep the peak within 15% of the Arrow export's; larger
+ * Through this encoder (the same 1M rows, while the machine's load average was 6 on 2 cores):
+ * 1.3–1.9 s, 3.8 MB, peak RSS 157–169 MB, against 0.6–1.1 s and 155–180 MB for the Arrow stream;
+ * 100,000 rows peak at 115 MB, so memory follows the row group, not the result.
+ *
+ * hyparquet-writer also ran, through this module, in a worker thread inside a `bun build --compile`
+ * executable with its node_modules removed. 16,384-row groups keep the peak within 15% of the Arrow export's; larger
  * groups shrink the file by a few percent at a cost of ~60 MB per 50,000 rows.
  */
 import { ByteWriter, ParquetWriter, type SchemaElement } from "hyparquet-writer";

@@ -63,7 +63,9 @@ export function textForms(safeIntegers: boolean): Record<ArrowKind, () => TextFo
       return (value) => {
         if (typeof value === "string") {
           const ms = parseIsoTimestamp(value);
-          if (ms === ms) return isoTimestamp(ms);
+          // The commonest stored form, 'YYYY-MM-DD HH:MM:SS' (the only valid one of 19
+          // characters): UTC already, rearranged rather than formatted again.
+          if (ms === ms) return value.length === 19 ? `${value.slice(0, 10)}T${value.slice(11)}.000Z` : isoTimestamp(ms);
         }
         return slow(value);
       };

@@ -37,6 +37,8 @@ const cases: [ArrowKind, unknown, string, string][] = [
   ["utf8", "=1+2", "=1+2", '"=1+2"'],
   ["utf8", "héllo 🌍", "héllo 🌍", '"héllo 🌍"'],
   ["utf8", "\u0000\u001f", "\u0000\u001f", '"\\u0000\\u001f"'],
+  ["utf8", "back\\slash", "back\\slash", '"back\\\\slash"'],
+  ["utf8", "lone \ud800", "lone \ufffd", '"lone \\ud800"'], // UTF-8 has no lone surrogates: U+FFFD in bytes, as in Arrow; JSON escapes it
   ["utf8", 42n, "42", '"42"'], // an INTEGER in a text column: SQLite's text of it
   ["utf8", 2.0, "2.0", '"2.0"'], // a REAL: SQLite's text, not JavaScript's
   ["binary", new Uint8Array([0xfb, 0xff]), "+/8=", '"+/8="'],
@@ -46,6 +48,9 @@ const cases: [ArrowKind, unknown, string, string][] = [
   ["date32", "2024-02-29", "2024-02-29", '"2024-02-29"'],
   ["date32", "0001-01-01", "0001-01-01", '"0001-01-01"'],
   ["timestamp", "2024-01-01 10:00", "2024-01-01T10:00:00.000Z", '"2024-01-01T10:00:00.000Z"'],
+  ["timestamp", "2024-01-01 23:59:59", "2024-01-01T23:59:59.000Z", '"2024-01-01T23:59:59.000Z"'],
+  ["timestamp", "2024-01-01t00:00:01", "2024-01-01T00:00:01.000Z", '"2024-01-01T00:00:01.000Z"'],
+  ["timestamp", "2024-01-01T10:00Z", "2024-01-01T10:00:00.000Z", '"2024-01-01T10:00:00.000Z"'],
   ["timestamp", "2024-01-01T10:00:00.5+01:00", "2024-01-01T09:00:00.500Z", '"2024-01-01T09:00:00.500Z"'],
   ["timestamp", "1969-12-31T23:59:59.999Z", "1969-12-31T23:59:59.999Z", '"1969-12-31T23:59:59.999Z"'],
   ["timestamp", 1_700_000_000n, "2023-11-14T22:13:20.000Z", '"2023-11-14T22:13:20.000Z"'],
