@@ -35,6 +35,14 @@ export class PaymentIdConflictError extends Arrow402Error {
   }
 }
 
+/**
+ * 406 text/plain: the request's `Accept` header (or `?format=`) names no format this server makes;
+ * the message lists the ones it can (DESIGN.md §13).
+ */
+export class NotAcceptableError extends Arrow402Error {
+  readonly status = 406;
+}
+
 /** 500 text/plain: the server's fault (database, encoding, facilitator). No stack trace is sent. */
 export class ServerError extends Arrow402Error {
   readonly status = 500;

@@ -105,8 +105,9 @@ export function createStreamEncoder(columns: EncoderColumn[], options: EncoderOp
 /**
  * Text and blob columns are checked while sizing the batch, before the others are written, so the
  * misfit found first may not be the first one; name the first in column order, then row order.
+ * Exported so that every output format (src/formats/) names the same misfit as this encoder.
  */
-function firstMisfit(
+export function firstMisfit(
   columns: EncoderColumn[],
   rows: Cells,
   keys: readonly (number | string)[],

@@ -1,0 +1,65 @@
+/**
+ * A row as plain JSON values, for results that travel inside another JSON document (an MCP tool's
+ * `structuredContent`, DESIGN.md §12): the same values, the same misfits and the same text as the
+ * JSON format. `JSON.stringify` of a row gives exactly the JSON format's text of its values.
+ *
+ * int64 is a number while it is a safe integer, and a `JSON.rawJSON` of its digits beyond 2^53, so
+ * that `JSON.stringify` writes the exact digits instead of throwing on a bigint or rounding; dates
+ * and timestamps are ISO-8601 strings, blobs base64 strings, ±Infinity `1e999` / `-1e999`.
+ */
+import type { EncoderColumn, Row } from "../arrow/encode.ts";
+import type { ArrowKind } from "../arrow/types.ts";
+import type { FormatOptions } from "./encoder.ts";
+import { lineRenderer, type TextLayout } from "./text-rows.ts";
+import { jsonCell } from "./json.ts";
+
+/** What `JSON.rawJSON` returns: serialised by `JSON.stringify` as its text, verbatim. */
+export interface RawJson {
+  readonly rawJSON: string;
+}
+
+export type JsonCell = string | number | boolean | null | RawJson;
+
+const rawJSON = (JSON as unknown as { rawJSON(text: string): RawJson }).rawJSON;
+
+/** Each cell written as its own JSON text, separated by a character JSON text never holds raw. */
+const SEPARATOR = "\u0000";
+
+const layout: TextLayout = {
+  cell: (kind, form) => jsonCell[kind](form),
+  before: (_, index) => (index === 0 ? "" : SEPARATOR),
+  after: "",
+  nullText: "null",
+};
+
+const STRING_KINDS = new Set<ArrowKind>(["utf8", "binary", "date32", "timestamp"]);
+
+/**
+ * Converts batches of rows to arrays of JSON values, column order; throws ValueDoesNotFit (with
+ * the row's position in the result) like every encoder.
+ */
+export function createJsonValues(columns: EncoderColumn[], options: FormatOptions = {}) {
+  const render = lineRenderer(columns, options, layout);
+  const parse = columns.map((column) => (STRING_KINDS.has(column.kind) ? parseString : column.kind === "int64" ? parseInteger : parseOther));
+  return (rows: readonly Row[], firstRowIndex = 0): JsonCell[][] =>
+    render(rows, firstRowIndex).map((line) => line.split(SEPARATOR).map((text, c) => parse[c]!(text)));
+}
+
+function parseString(text: string): JsonCell {
+  return text === "null" ? null : (JSON.parse(text) as string);
+}
+
+function parseInteger(text: string): JsonCell {
+  if (text === "null") return null;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : rawJSON(text);
+}
+
+/**
+ * Booleans and floats. `JSON.stringify` writes -0 as `0` and ±Infinity as `null`: those keep their
+ * JSON format text (`-0`, `1e999`, `-1e999`) as raw JSON.
+ */
+function parseOther(text: string): JsonCell {
+  const value = JSON.parse(text) as JsonCell;
+  return typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0)) ? rawJSON(text) : value;
+}

@@ -1,0 +1,102 @@
+/**
+ * JSON (an array of row objects) and NDJSON (one row object per line), DESIGN.md §13. Keys are the
+ * output column names, in column order; NULL is `null`.
+ *
+ * int64 values are JSON numbers with their exact digits (`9223372036854775807`), never strings and
+ * never rounded. JSON puts no limit on a number's digits (RFC 8259 §6), a column keeps one JSON type
+ * whatever its values (strings only beyond 2^53 would make the type depend on the value), and the
+ * readers data buyers use read them exactly: Python's json and pandas, DuckDB, jq 1.7+, Go with
+ * int64 fields or json.Number, Jackson, serde_json. JavaScript's plain JSON.parse rounds beyond
+ * 2^53; a reviver that reads `context.source` (Node 21+, Bun, Chrome 114+) keeps the digits.
+ *
+ * float64: the shortest text that reads back to the same double. JSON has no literal for infinity:
+ * ±Infinity are written `1e999` / `-1e999`, numbers every common reader (JavaScript, Python,
+ * Jackson, DuckDB) reads as ±infinity; NaN, which SQLite stores as NULL, is `null`.
+ * Strings: text as JSON strings; blobs base64; dates `YYYY-MM-DD`; timestamps ISO-8601 UTC with
+ * milliseconds (text-values.ts).
+ *
+ * NDJSON batches are independent (concatenable). A JSON array's rows are separated by commas, so a
+ * batch depends on whether rows came before it: the JSON encoder is not concatenable.
+ */
+import type { EncoderColumn } from "../arrow/encode.ts";
+import type { ArrowKind } from "../arrow/types.ts";
+import { utf8Bytes, type FormatEncoder, type FormatOptions } from "./encoder.ts";
+import { lineRenderer, type TextLayout } from "./text-rows.ts";
+import type { TextForm } from "./text-values.ts";
+
+/** What JSON.stringify escapes: quote, backslash, control characters, lone surrogates. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** How a kind's plain text form becomes JSON. */
+export const jsonCell: Record<ArrowKind, (form: TextForm) => TextForm> = {
+  int64: (form) => form,
+  bool: (form) => form,
+  float64: (form) => (value) => {
+    const text = form(value);
+    return typeof text === "string" ? jsonFloat(text) : text;
+  },
+  utf8: (form) => (value) => {
+    const text = form(value);
+    if (typeof text !== "string") return text;
+    return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+  },
+  // base64 and ISO-8601 text never need escaping.
+  binary: quoted,
+  date32: quoted,
+  timestamp: quoted,
+};
+
+function quoted(form: TextForm): TextForm {
+  return (value) => {
+    const text = form(value);
+    return typeof text === "string" ? `"${text}"` : text;
+  };
+}
+
+/** A float's text as a JSON number (see above for infinities and NaN). */
+export function jsonFloat(text: string): string {
+  if (text === "Infinity") return "1e999";
+  if (text === "-Infinity") return "-1e999";
+  return text === "NaN" ? "null" : text;
+}
+
+const layout: TextLayout = {
+  cell: (kind, form) => jsonCell[kind](form),
+  before: (column, index) => (index === 0 ? "{" : ",") + JSON.stringify(column.name) + ":",
+  after: "}",
+  nullText: "null",
+};
+
+/** NDJSON: every row object followed by LF; no head, no end. An empty result is an empty body. */
+export function createNdjsonEncoder(columns: EncoderColumn[], options: FormatOptions = {}): FormatEncoder {
+  const render = lineRenderer(columns, options, layoutFor(columns));
+  return {
+    head: () => new Uint8Array(0),
+    batch: (rows, firstRowIndex) => (rows.length === 0 ? new Uint8Array(0) : utf8Bytes(render(rows, firstRowIndex).join("\n") + "\n")),
+    end: () => new Uint8Array(0),
+  };
+}
+
+/**
+ * JSON: `[`, the row objects one per line separated by commas, `]` and LF. An empty result is
+ * `[]`. Stateful: the first row of the result has no comma before it.
+ */
+export function createJsonEncoder(columns: EncoderColumn[], options: FormatOptions = {}): FormatEncoder {
+  const render = lineRenderer(columns, options, layoutFor(columns));
+  let started = false;
+  return {
+    head: () => utf8Bytes("["),
+    batch(rows, firstRowIndex) {
+      if (rows.length === 0) return new Uint8Array(0);
+      const text = (started ? ",\n" : "\n") + render(rows, firstRowIndex).join(",\n");
+      started = true;
+      return utf8Bytes(text);
+    },
+    end: () => utf8Bytes(started ? "\n]\n" : "]\n"),
+  };
+}
+
+/** A result without columns cannot occur (the dialect requires one); `{}` keeps each line an object. */
+function layoutFor(columns: EncoderColumn[]): TextLayout {
+  return columns.length > 0 ? layout : { ...layout, after: "{}" };
+}
