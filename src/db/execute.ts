@@ -202,7 +202,7 @@ class RunningQuery extends ResultStream {
     slot.worker.postMessage({
       type: "run",
       id,
-      sql: query.sql,
+      sql: query.runSql,
       countSql: bounded ? null : countSql(query),
       countFirst,
       boundSql: rowidSpanSql(query),

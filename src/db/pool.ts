@@ -29,6 +29,8 @@ export interface WorkerSlot {
   use: Lane | "helper" | null;
   /** For a lent helper: asks its borrower to give it back. */
   reclaim: (() => void) | null;
+  /** Set to 1 to make the worker abandon its statement within a row (sql/guard.ts). */
+  stop: Int32Array;
 }
 
 interface Waiter {
@@ -53,9 +55,10 @@ export class WorkerPool {
 
   private spawn(): WorkerSlot {
     const worker = new Worker(WORKER_URL);
-    const slot: WorkerSlot = { worker, onMessage: null, use: null, reclaim: null };
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    const slot: WorkerSlot = { worker, onMessage: null, use: null, reclaim: null, stop };
     worker.onmessage = (event: MessageEvent<FromWorker>) => slot.onMessage?.(event.data);
-    worker.postMessage({ type: "open", path: this.dbPath, busyTimeoutMs: this.busyTimeoutMs } satisfies ToWorker);
+    worker.postMessage({ type: "open", path: this.dbPath, busyTimeoutMs: this.busyTimeoutMs, stop: stop.buffer as SharedArrayBuffer } satisfies ToWorker);
     // An idle worker must not keep the process alive.
     (worker as Worker & { unref?: () => void }).unref?.();
     this.all.add(slot);
@@ -118,9 +121,14 @@ export class WorkerPool {
     this.handOver(this.free(slot));
   }
 
-  /** Terminates a busy worker (time limit, client gone) and puts a fresh one in its place. */
+  /**
+   * Terminates a busy worker (time limit, client gone) and puts a fresh one in its place. The stop
+   * flag goes first: termination only takes effect once SQLite returns to JavaScript, which the
+   * guarded WHERE makes happen within a row.
+   */
   replace(slot: WorkerSlot): void {
     this.free(slot);
+    Atomics.store(slot.stop, 0, 1);
     slot.worker.terminate();
     this.all.delete(slot);
     if (!this.closed) this.handOver(this.spawn());
@@ -160,7 +168,10 @@ export class WorkerPool {
 
   close(): void {
     this.closed = true;
-    for (const slot of this.all) slot.worker.terminate();
+    for (const slot of this.all) {
+      Atomics.store(slot.stop, 0, 1);
+      slot.worker.terminate();
+    }
     this.all.clear();
     this.idle.length = 0;
   }

@@ -76,7 +76,8 @@ export interface StripeJob {
 }
 
 export type ToWorker =
-  | { type: "open"; path: string; busyTimeoutMs: number }
+  /** `stop`: an Int32Array's SharedArrayBuffer; non-zero means "abandon the running statement" (sql/guard.ts). */
+  | { type: "open"; path: string; busyTimeoutMs: number; stop: SharedArrayBuffer }
   | RunJob
   | CountJob
   | StripeJob

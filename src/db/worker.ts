@@ -5,6 +5,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import { createStreamEncoder, ValueDoesNotFit, type Row } from "../arrow/encode.ts";
+import { CONTINUE_FUNCTION } from "../sql/guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
 import { MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
 
@@ -41,6 +42,13 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     // safeIntegers: INTEGER values arrive as bigint, exact beyond 2^53 (DESIGN.md §5).
     busyTimeoutMs = msg.busyTimeoutMs;
     db = openReadOnly(msg.path, { safeIntegers: true, busyTimeoutMs });
+    const stop = new Int32Array(msg.stop);
+    // Evaluated first for every row the WHERE looks at (sql/guard.ts): once told to stop, the
+    // statement is abandoned within a row and this thread can end.
+    db.function(CONTINUE_FUNCTION, { deterministic: false }, () => {
+      if (Atomics.load(stop, 0) !== 0) throw new Error("stopped");
+      return 1;
+    });
   } else if (msg.type === "ack") {
     if (msg.id !== currentJob) return;
     inFlight--;

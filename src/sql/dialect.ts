@@ -19,6 +19,7 @@ import { checkExpression } from "./expression.ts";
 import { readLimit } from "./limit.ts";
 import { foldCase, identifierName, resolveColumn, sameName, type Scope } from "./names.ts";
 import { checkOrderBy } from "./order.ts";
+import { guardWhere } from "./guard.ts";
 import { parseSelect } from "./parse.ts";
 import { refuse, refuseKnownConstruct, shown, sourceOf } from "./refusals.ts";
 
@@ -32,6 +33,8 @@ export interface ValidatedQuery {
   table: TableInfo;
   /** The validated statement without a trailing ';', so it can be wrapped. */
   sql: string;
+  /** What the query workers run: `sql` with its WHERE guarded so that it can be stopped (guard.ts). */
+  runSql: string;
   /** `*` expands to all the table's columns in table order. */
   columns: OutputColumn[];
   limit: number | null;
@@ -61,9 +64,12 @@ export function validateQuery(sql: string, catalog: Catalog, limits: { maxQueryB
   if (clauses.order) checkOrderBy(clauses.order, columns, scope);
   const { limit, offset } = clauses.limit ? readLimit(clauses.limit, scope) : { limit: null, offset: null };
   const [start, end] = statement.range!;
+  const text = sql.slice(start, end);
+  const where = clauses.where?.expr.range;
   return {
     table: scope.table,
-    sql: sql.slice(start, end),
+    sql: text,
+    runSql: where === undefined ? text : guardWhere(text, where[0] - start, where[1] - start),
     columns,
     limit,
     offset,
@@ -72,9 +78,9 @@ export function validateQuery(sql: string, catalog: Catalog, limits: { maxQueryB
   };
 }
 
-/** The row count of the query without materialising its rows. */
+/** The row count of the query without materialising its rows (guarded like the query itself). */
 export function countSql(q: ValidatedQuery): string {
-  return `SELECT count(*) FROM (${q.sql})`;
+  return `SELECT count(*) FROM (${q.runSql})`;
 }
 
 export { rowidSql } from "./rowid.ts";

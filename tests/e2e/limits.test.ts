@@ -10,11 +10,12 @@ import { join } from "node:path";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { createTypesDatabase, PAY_TO, tempDir, typesConfig } from "../support/fixtures.ts";
 
-/** A query the dialect accepts that keeps SQLite busy for seconds: nested replace() grows each row 256-fold. */
-function slowQuery(salt: number): string {
-  let expr = "s";
-  for (let i = 0; i < 4; i++) expr = `replace(${expr}, 'A', 'AAAA')`;
-  return `SELECT id FROM big WHERE length(${expr}) < ${-salt}`;
+/**
+ * A query the dialect accepts that keeps SQLite busy for seconds without building large strings:
+ * a long strftime() format is rendered for every row (~7 µs per 100 characters per row).
+ */
+export function slowQuery(salt: number, table = "big"): string {
+  return `SELECT id FROM ${table} WHERE length(strftime('${"%Y-%m-%dT%H:%M:%f".repeat(100)}', id)) < ${-salt}`;
 }
 
 let fast: RunningServer;
@@ -86,6 +87,17 @@ describe("query_timeout_ms", () => {
     const ok = await query(timed, "SELECT id FROM big WHERE id <= 3");
     expect(ok.status).toBe(200);
     expect(tableFromIPC(new Uint8Array(await ok.arrayBuffer())).numRows).toBe(3);
+  });
+
+  test("a stopped query stops using the CPU: its worker abandons the statement instead of finishing the scan", async () => {
+    const res = await query(timed, slowQuery(99));
+    expect(res.status).toBe(400);
+    await Bun.sleep(200);
+    // Each stopped query would otherwise keep a core busy for seconds after its 400.
+    const before = process.cpuUsage();
+    await Bun.sleep(1000);
+    const used = process.cpuUsage(before);
+    expect((used.user + used.system) / 1e6).toBeLessThan(0.4);
   });
 });
 

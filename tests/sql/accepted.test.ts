@@ -5,11 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { countSql, validateQuery } from "../../src/sql/dialect.ts";
+import { CONTINUE_FUNCTION } from "../../src/sql/guard.ts";
 import { makeFixture, type Fixture } from "./fixture.ts";
 
 let fixture: Fixture;
 beforeAll(() => {
   fixture = makeFixture();
+  // As the query workers define it (db/worker.ts): the guarded WHERE calls it for every row.
+  fixture.db.function(CONTINUE_FUNCTION, { deterministic: false }, () => 1);
 });
 afterAll(() => fixture.close());
 
@@ -31,6 +34,9 @@ const ACCEPTED: [string, string[] | "*"][] = [
   ['SELECT "order", "Fee Rate" FROM swaps', ["order", "Fee Rate"]],
   ["SELECT payload, note, active, trade_date, created_at FROM swaps", ["payload", "note", "active", "trade_date", "created_at"]],
   [W + "price > 100", ["id"]],
+  [W + "price > 100 -- the big ones\nORDER BY id", ["id"]],
+  [W + "price > 100 /* x */ LIMIT 3", ["id"]],
+  [W + "(price > 100)OR(volume > 20)ORDER BY id", ["id"]],
   [W + "price >= 100 AND volume < 50", ["id"]],
   [W + "pair = 'ETH/USDC' OR pair == 'BTC/USDC'", ["id"]],
   [W + "pair != 'ETH/USDC'", ["id"]],
@@ -132,6 +138,9 @@ describe("accepted queries", () => {
 
     const direct = db.query(query).values();
     expect(db.query(validated.sql).values()).toEqual(direct);
+    // What the workers run: the same rows, the WHERE guarded (sql/guard.ts).
+    expect(db.query(validated.runSql).values()).toEqual(direct);
+    if (/\bWHERE\b/i.test(query)) expect(validated.runSql).toContain(`${CONTINUE_FUNCTION}() AND (`);
     expect(db.query(countSql(validated)).values()).toEqual([[direct.length]]);
 
     const names =

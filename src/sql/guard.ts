@@ -1,0 +1,20 @@
+/**
+ * Makes a query stoppable (DESIGN.md §4, §11). bun:sqlite cannot interrupt a statement, and a query
+ * worker that is terminated only stops when SQLite hands control back to JavaScript: after a row
+ * of the result. A WHERE that rejects row after row (or takes long per row) keeps SQLite busy in
+ * one call, so a terminated worker would go on burning a core until the scan ends.
+ *
+ * So the WHERE expression the workers run is `arrow402_continue() AND (<validated expression>)`:
+ * fixed text around the validated expression's own text, evaluated first for every row SQLite
+ * looks at (an index still narrows the rows looked at). The worker defines the function (db/worker.ts):
+ * it returns 1, or throws once the worker has been told to stop, which aborts the statement within
+ * one row's work.
+ */
+
+/** The SQL function the query workers define; a name no configured column can shadow (it is a call). */
+export const CONTINUE_FUNCTION = "arrow402_continue";
+
+/** `sql` with the WHERE expression at [start, end) guarded by CONTINUE_FUNCTION. */
+export function guardWhere(sql: string, start: number, end: number): string {
+  return `${sql.slice(0, start)}${CONTINUE_FUNCTION}() AND (${sql.slice(start, end)})${sql.slice(end)}`;
+}
