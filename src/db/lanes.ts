@@ -1,12 +1,14 @@
 /**
- * Which lane of the worker pool a query takes (pool.ts): `bulk` for work that reads a whole table
- * (a full scan without a small LIMIT: exports, unselective filters, unindexed ORDER BY), `interactive`
- * for everything else (a LIMIT within INTERACTIVE_MAX_ROWS, or a plan that searches an index or
- * the rowid). Bulk work never takes the last worker, so a small query is answered promptly however
- * many exports run or stall. Decided once per validated query, from SQLite's own query plan.
+ * Which lane of the worker pool a query takes (pool.ts): `bulk` for work that reads a whole large
+ * table (a full scan without a small LIMIT: exports, unselective filters, unindexed ORDER BY),
+ * `interactive` for everything else (a LIMIT within INTERACTIVE_MAX_ROWS, a plan that searches an
+ * index or the rowid, or a scan of a table whose rowid span is within INTERACTIVE_MAX_ROWS). Bulk
+ * work never takes the last worker, so a small query is answered promptly however many exports run
+ * or stall. Decided once per validated query, from SQLite's own query plan.
  */
 import type { Database } from "bun:sqlite";
 import type { ValidatedQuery } from "../sql/dialect.ts";
+import { rowidSpanSql } from "../sql/rowid.ts";
 import type { Lane } from "./pool.ts";
 
 /** A LIMIT (plus OFFSET) up to this bounds the result enough for the interactive lane. */
@@ -31,7 +33,20 @@ export class LaneClassifier {
     } catch {
       return "bulk"; // a writer holds the file: assume the worst, decide again next time
     }
-    return this.remember(query, details.some((detail) => detail.startsWith("SCAN ")) ? "bulk" : "interactive");
+    if (!details.some((detail) => detail.startsWith("SCAN "))) return this.remember(query, "interactive");
+    return this.remember(query, this.smallTable(query) ? "interactive" : "bulk");
+  }
+
+  /** Whether the table's rowid span (two b-tree lookups) proves it small; false for views. */
+  private smallTable(query: ValidatedQuery): boolean {
+    const sql = rowidSpanSql(query);
+    if (sql === null) return false;
+    try {
+      const span = this.db.query(sql).values()[0]?.[0];
+      return span === null || (span !== undefined && Number(span) <= INTERACTIVE_MAX_ROWS);
+    } catch {
+      return false;
+    }
   }
 
   private remember(query: ValidatedQuery, lane: Lane): Lane {

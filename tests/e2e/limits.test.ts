@@ -9,14 +9,7 @@ import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { createTypesDatabase, PAY_TO, tempDir, typesConfig } from "../support/fixtures.ts";
-
-/**
- * A query the dialect accepts that keeps SQLite busy for seconds without building large strings:
- * a long strftime() format is rendered for every row (~7 µs per 100 characters per row).
- */
-export function slowQuery(salt: number, table = "big"): string {
-  return `SELECT id FROM ${table} WHERE length(strftime('${"%Y-%m-%dT%H:%M:%f".repeat(100)}', id)) < ${-salt}`;
-}
+import { slowQuery } from "../support/slow-query.ts";
 
 let fast: RunningServer;
 let strict: RunningServer;

@@ -1,0 +1,72 @@
+/**
+ * `limits.max_concurrent_per_client` and `server.trust_proxy` (DESIGN.md §11 "Hostile clients")
+ * through a real listening server: a client's queries beyond the limit get 429 with Retry-After
+ * while other clients are served; a streamed response counts until its body has been sent; behind
+ * a proxy the client is the last address the proxy appended.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { startServer, type RunningServer } from "../../src/server.ts";
+import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+import { slowQuery } from "../support/slow-query.ts";
+
+let direct: RunningServer;
+let proxied: RunningServer;
+
+beforeAll(async () => {
+  const dir = tempDir();
+  const path = join(dir, "types.sqlite");
+  createTypesDatabase(path);
+  const db = new Database(path);
+  db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, s TEXT)");
+  db.run("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000) INSERT INTO big SELECT x, hex(randomblob(32)) FROM c");
+  db.close();
+  const tables = [{ name: "big" }, { name: "kinds" }];
+  const limits = { max_concurrent_per_client: 1, query_timeout_ms: 20_000 };
+  direct = await startServer(typesConfig(dir, { tables, limits }), { workers: 2 });
+  proxied = await startServer(typesConfig(dir, { tables, limits, ledger: { path: "ledger2.sqlite" }, server: { bind: "127.0.0.1:0", trust_proxy: "X-Forwarded-For" } }), {
+    workers: 2,
+  });
+});
+afterAll(async () => {
+  await direct.stop();
+  await proxied.stop();
+});
+
+const query = (server: RunningServer, sql: string, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`, { headers });
+
+describe("max_concurrent_per_client", () => {
+  test("a second query while the first runs is 429 with Retry-After; once the first is done, the next runs", async () => {
+    const running = query(direct, slowQuery(1));
+    await Bun.sleep(300);
+    const refused = await query(direct, "SELECT * FROM kinds");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.headers.get("content-type")).toStartWith("text/plain");
+    expect(await refused.text()).toContain("wait for one to finish");
+    expect((await running).status).toBe(200);
+    expect((await query(direct, "SELECT * FROM kinds")).status).toBe(200);
+  }, 30_000);
+
+  test("a streamed response counts until its body has been read", async () => {
+    const streaming = await query(direct, "SELECT * FROM big");
+    expect(streaming.status).toBe(200);
+    expect((await query(direct, "SELECT * FROM kinds")).status).toBe(429);
+    await streaming.arrayBuffer();
+    await Bun.sleep(50);
+    expect((await query(direct, "SELECT * FROM kinds")).status).toBe(200);
+  });
+});
+
+describe("trust_proxy", () => {
+  test("clients are told apart by the last address the proxy appended, not by the proxy's own", async () => {
+    const running = query(proxied, slowQuery(2), { "x-forwarded-for": "198.51.100.7" });
+    await Bun.sleep(300);
+    // Another client behind the same proxy is served; the first client (even with a forged first hop) is not.
+    expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "203.0.113.9" })).status).toBe(200);
+    expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "10.0.0.1, 198.51.100.7" })).status).toBe(429);
+    expect((await running).status).toBe(200);
+  }, 30_000);
+});

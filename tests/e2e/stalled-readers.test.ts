@@ -1,0 +1,122 @@
+/**
+ * Clients that stop reading (DESIGN.md §11 "Hostile clients"), against a real `arrow402 serve`
+ * process: eight connections ask for a large export and then read nothing. Their workers finish
+ * into spill files instead of waiting for them, bulk exports never take the last worker, so a
+ * small filtered query and GET /api/ are still answered promptly; the server's memory stays
+ * bounded; and each stalled body is complete once its reader resumes.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { tableFromIPC } from "apache-arrow";
+import { writeFileSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { join } from "node:path";
+import { residentBytes, spawnServer, type ChildServer } from "../../bench/processes.ts";
+import { tempDir } from "../support/fixtures.ts";
+
+const ROWS = 150_000;
+const STALLED = 8;
+const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
+let server: ChildServer;
+/** The same data with a short `limits.send_timeout_ms`. */
+let impatient: ChildServer;
+
+beforeAll(async () => {
+  const dir = tempDir();
+  const db = new Database(join(dir, "wide.sqlite"));
+  db.run("CREATE TABLE wide (id INTEGER PRIMARY KEY, note TEXT, amount REAL)");
+  db.run(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${ROWS})
+          INSERT INTO wide SELECT x, hex(randomblob(100)), x * 1.5 FROM c`);
+  db.close();
+  const config = { database: { sqlite: "./wide.sqlite" }, tables: [{ name: "wide" }], limits: { query_timeout_ms: 20_000 } };
+  writeFileSync(join(dir, "arrow402.yaml"), Bun.YAML.stringify(config));
+  server = await spawnServer(["bun", MAIN, "serve", "--config", join(dir, "arrow402.yaml"), "--bind", "127.0.0.1:0"], / on (http:\/\/\S+)/);
+  writeFileSync(join(dir, "impatient.yaml"), Bun.YAML.stringify({ ...config, limits: { ...config.limits, send_timeout_ms: 1_000 } }));
+  impatient = await spawnServer(["bun", MAIN, "serve", "--config", join(dir, "impatient.yaml"), "--bind", "127.0.0.1:0"], / on (http:\/\/\S+)/);
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  await impatient?.stop();
+});
+
+/**
+ * An HTTP/1.1 GET on a raw socket that reads nothing until `resume()`: a stalled reader. `resume`
+ * gives every byte received until the connection ended, however it ended.
+ */
+function stalledGet(url: string): { resume(): Promise<Buffer> } {
+  const { hostname, port, pathname, search } = new URL(url);
+  const socket: Socket = connect(Number(port), hostname);
+  socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`);
+  socket.pause();
+  return {
+    resume() {
+      const chunks: Buffer[] = [];
+      return new Promise((resolve) => {
+        socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+        socket.on("close", () => resolve(Buffer.concat(chunks)));
+        socket.on("error", () => {});
+        socket.resume();
+      });
+    },
+  };
+}
+
+/** The body of a chunked HTTP/1.1 response. */
+function dechunk(raw: Buffer): Uint8Array {
+  const headerEnd = raw.indexOf("\r\n\r\n");
+  const head = raw.subarray(0, headerEnd).toString();
+  expect(head).toStartWith("HTTP/1.1 200");
+  let rest = raw.subarray(headerEnd + 4);
+  if (!/transfer-encoding: chunked/i.test(head)) return rest;
+  const parts: Buffer[] = [];
+  for (;;) {
+    const line = rest.indexOf("\r\n");
+    const size = parseInt(rest.subarray(0, line).toString(), 16);
+    if (size === 0) break;
+    parts.push(rest.subarray(line + 2, line + 2 + size));
+    rest = rest.subarray(line + 2 + size + 2);
+  }
+  return Buffer.concat(parts);
+}
+
+const timed = async (url: string) => {
+  const start = performance.now();
+  const response = await fetch(url);
+  await response.arrayBuffer();
+  return { status: response.status, ms: performance.now() - start };
+};
+
+test("eight stalled exports hold no worker a small query needs, keep memory bounded, and complete when read", async () => {
+  const exportUrl = `${server.url}/api/query?query=${encodeURIComponent("SELECT id, note, amount FROM wide")}`;
+  const before = residentBytes(server.pid).rss;
+  const stalled = Array.from({ length: STALLED }, () => stalledGet(exportUrl));
+  await Bun.sleep(1_500);
+
+  // While they stall (and are still being written out), small queries and discovery are prompt.
+  for (let i = 0; i < 3; i++) {
+    const small = await timed(`${server.url}/api/query?query=${encodeURIComponent(`SELECT * FROM wide WHERE id <= ${10 + i}`)}`);
+    expect(small.status).toBe(200);
+    expect(small.ms).toBeLessThan(1_000);
+    const discovery = await timed(`${server.url}/api/`);
+    expect(discovery.status).toBe(200);
+    expect(discovery.ms).toBeLessThan(500);
+  }
+  await Bun.sleep(4_000);
+  // Each export is ~20 MB of Arrow: held in memory, eight would add 160 MB.
+  const growth = residentBytes(server.pid).rss - before;
+  expect(growth).toBeLessThan(100 * 1024 * 1024);
+
+  const bodies = await Promise.all(stalled.map((reader) => reader.resume()));
+  for (const raw of bodies) expect(tableFromIPC(dechunk(raw)).numRows).toBe(ROWS);
+}, 60_000);
+
+test("a reader that reads nothing for send_timeout_ms is cut: its body ends short", async () => {
+  const url = `${impatient.url}/api/query?query=${encodeURIComponent("SELECT id, note, amount FROM wide")}`;
+  const complete = (await (await fetch(url)).arrayBuffer()).byteLength;
+  const reader = stalledGet(url);
+  await Bun.sleep(3_000);
+  const raw = await reader.resume();
+  expect(raw.byteLength).toBeLessThan(complete);
+  // The server is fine afterwards.
+  expect((await timed(`${impatient.url}/api/query?query=${encodeURIComponent("SELECT * FROM wide WHERE id <= 3")}`)).status).toBe(200);
+}, 30_000);
