@@ -51,6 +51,20 @@ export function isBusy(error: unknown): boolean {
   return String((error as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY");
 }
 
+/**
+ * Runs one statement to its end and finalizes it. A statement kept in bun:sqlite's query cache can
+ * keep the connection's read transaction (and the file's shared lock) open after its last row, so
+ * a writer would wait for this connection forever; statements run once are finalized at once.
+ */
+export function valuesOnce(db: Database, sql: string): unknown[][] {
+  const statement = db.prepare(sql);
+  try {
+    return statement.values() as unknown[][];
+  } finally {
+    statement.finalize();
+  }
+}
+
 export function openReadOnly(path: string, options: ReadOnlyOptions = {}): Database {
   const db = new Database(path, { readonly: true, strict: true, safeIntegers: options.safeIntegers ?? false });
   // Belt and braces on top of the read-only open (a second layer, like Datasette).

@@ -8,7 +8,7 @@ import { TimeBudget, timeLimitError } from "./time-budget.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { countSql, rowidSql } from "../sql/dialect.ts";
 import { rowidSpanSql } from "../sql/rowid.ts";
-import { createStreamEncoder } from "../arrow/encode.ts";
+import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 import type { Database } from "bun:sqlite";
 import { openReadOnly } from "./catalog.ts";
 import { CountCache } from "./count-cache.ts";
@@ -89,8 +89,8 @@ export class QueryExecutor {
   }
 
   /** A provably small read done on this thread (see inline.ts), or null for the worker pool. */
-  private readInline(query: ValidatedQuery) {
-    return this.inline.eligible(query) ? this.inline.read(query) : null;
+  private readInline(query: ValidatedQuery, format: OutputFormat) {
+    return this.inline.eligible(query) ? this.inline.read(query, format) : null;
   }
 
   /**
@@ -98,15 +98,15 @@ export class QueryExecutor {
    * while the data is unchanged (count-cache.ts), so repeated quotes do not rescan.
    */
   async count(query: ValidatedQuery): Promise<number> {
-    const small = this.readInline(query);
+    const small = this.readInline(query, DEFAULT_FORMAT);
     if (small) return small.rows;
     return this.counts.count(query.sql, () => this.countOnWorker(query));
   }
 
-  /** The result of a query known to be empty: its schema and no rows (no read needed). */
-  empty(query: ValidatedQuery): QueryResult {
-    const encoder = createStreamEncoder(encoderColumns(query));
-    return { complete: [encoder.schemaMessage(), encoder.endMessage()], rows: 0 };
+  /** The result of a query known to be empty: its schema (or header) and no rows (no read needed). */
+  empty(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): QueryResult {
+    const encoder = format.create(encoderColumns(query));
+    return { complete: [encoder.head(), encoder.end()], rows: 0 };
   }
 
   private async countOnWorker(query: ValidatedQuery): Promise<number> {
@@ -130,20 +130,20 @@ export class QueryExecutor {
   }
 
   /** Streams the result. Resolves when the first rows are ready (FIRST_RESPONSE_ROWS); rejects on early failure. */
-  async stream(query: ValidatedQuery): Promise<QueryResult> {
-    const small = this.readInline(query);
+  async stream(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): Promise<QueryResult> {
+    const small = this.readInline(query, format);
     if (small) return { complete: small.chunks, rows: small.rows };
-    return this.start(query, true);
+    return this.start(query, true, format);
   }
 
   /**
    * Runs the query to the end and keeps the bytes (priced per row before delivery). Nothing is
    * sent before the end, so a result over max_rows needs no count first: the scan finds it.
    */
-  async collect(query: ValidatedQuery): Promise<BufferedResult> {
-    const small = this.readInline(query);
+  async collect(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): Promise<BufferedResult> {
+    const small = this.readInline(query, format);
     if (small) return { chunks: small.chunks, rows: small.rows, bytes: small.chunks.reduce((sum, c) => sum + c.byteLength, 0) };
-    const result = await this.start(query, false);
+    const result = await this.start(query, false, format);
     let chunks: Uint8Array[];
     let rows: number;
     if ("complete" in result) {
@@ -157,10 +157,12 @@ export class QueryExecutor {
     return { chunks, rows, bytes };
   }
 
-  private async start(query: ValidatedQuery, countFirst: boolean): Promise<QueryResult> {
+  private async start(query: ValidatedQuery, countFirst: boolean, format: OutputFormat): Promise<QueryResult> {
     const slot = await this.pool.acquire(this.limits.queryTimeoutMs, this.lanes.laneOf(query));
-    const run = (worker: WorkerSlot) => new RunningQuery(this.pool, worker, this.nextId++, query, this.limits, countFirst, this.sending).started;
-    const plan = this.stripes.plan(query);
+    const job = { query, limits: this.limits, countFirst, format: format.name, sending: this.sending };
+    const run = (worker: WorkerSlot) => new RunningQuery(this.pool, worker, this.nextId++, job).started;
+    // Only a format whose batches can be joined may be read by two workers (formats/registry.ts).
+    const plan = format.concatenable ? this.stripes.plan(query) : null;
     if (plan === null) return run(slot);
     return new StripedScan({
       pool: this.pool,
@@ -173,24 +175,36 @@ export class QueryExecutor {
       fallback: run,
       onSplit: () => this.stats.splitScans++,
       sending: this.sending,
+      format,
     }).started;
   }
+}
+
+/** What one worker run needs besides its worker. */
+interface QueryJob {
+  query: ValidatedQuery;
+  limits: ExecuteLimits;
+  /** Count before the scan (a streamed result); false when the whole result is kept anyway. */
+  countFirst: boolean;
+  /** The output format's name (formats/registry.ts). */
+  format: string;
+  sending: SendingOptions;
 }
 
 class RunningQuery extends ResultStream {
   private inFlight = 0;
   private readonly timer: TimeBudget;
+  private readonly query: ValidatedQuery;
 
   constructor(
     private readonly pool: WorkerPool,
     private readonly slot: WorkerSlot,
     private readonly id: number,
-    private readonly query: ValidatedQuery,
-    limits: ExecuteLimits,
-    countFirst: boolean,
-    sending: SendingOptions,
+    job: QueryJob,
   ) {
-    super(sending);
+    super(job.sending);
+    const { query, limits, countFirst } = job;
+    this.query = query;
     this.timer = new TimeBudget(limits.queryTimeoutMs, () => {
       this.pool.replace(this.slot);
       this.fail(timeLimitError(limits.queryTimeoutMs));
@@ -208,6 +222,7 @@ class RunningQuery extends ResultStream {
       boundSql: rowidSpanSql(query),
       table: query.table.name,
       columns: encoderColumns(query),
+      format: job.format,
       maxRows: limits.maxRows,
       batchRows: BATCH_ROWS,
     } satisfies ToWorker);

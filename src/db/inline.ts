@@ -14,6 +14,8 @@
  */
 import type { Database } from "bun:sqlite";
 import { createStreamEncoder, ValueDoesNotFit, type StreamEncoder } from "../arrow/encode.ts";
+import { encodeAll } from "../formats/encoder.ts";
+import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
 import { encoderColumns } from "./protocol.ts";
@@ -51,7 +53,7 @@ export class InlineReader {
    * The whole Arrow stream of an eligible query, or null when it must go to a worker: a stored
    * value does not fit its type (the worker reports it with its rowid), or a writer holds the file.
    */
-  read(query: ValidatedQuery): InlineResult | null {
+  read(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): InlineResult | null {
     const stmt = this.db.query(query.sql);
     if (!stmt.readonly) return null;
     this.openSnapshot();
@@ -64,7 +66,9 @@ export class InlineReader {
       return null;
     }
     try {
-      return { chunks: [this.encoderFor(query).wholeStream(rows)], rows: rows.length };
+      // Arrow, the common case, as one buffer from an encoder kept with the query; other formats anew.
+      const bytes = format.name === "arrow" ? this.encoderFor(query).wholeStream(rows) : encodeAll(format.create(encoderColumns(query)), rows);
+      return { chunks: [bytes], rows: rows.length };
     } catch (error) {
       if (error instanceof ValueDoesNotFit) return null;
       throw error;

@@ -9,6 +9,7 @@
 import type { Database } from "bun:sqlite";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { rowidSpanSql } from "../sql/rowid.ts";
+import { valuesOnce } from "./catalog.ts";
 import type { Lane } from "./pool.ts";
 
 /** A LIMIT (plus OFFSET) up to this bounds the result enough for the interactive lane. */
@@ -26,10 +27,7 @@ export class LaneClassifier {
     if (query.limit !== null && query.limit + (query.offset ?? 0) <= INTERACTIVE_MAX_ROWS) return this.remember(query, "interactive");
     let details: string[];
     try {
-      details = this.db
-        .query(`EXPLAIN QUERY PLAN ${query.sql}`)
-        .values()
-        .map((step) => String(step[3] ?? ""));
+      details = valuesOnce(this.db, `EXPLAIN QUERY PLAN ${query.sql}`).map((step) => String(step[3] ?? ""));
     } catch {
       return "bulk"; // a writer holds the file: assume the worst, decide again next time
     }
@@ -42,7 +40,7 @@ export class LaneClassifier {
     const sql = rowidSpanSql(query);
     if (sql === null) return false;
     try {
-      const span = this.db.query(sql).values()[0]?.[0];
+      const span = valuesOnce(this.db, sql)[0]?.[0];
       return span === null || (span !== undefined && Number(span) <= INTERACTIVE_MAX_ROWS);
     } catch {
       return false;

@@ -48,6 +48,8 @@ export interface RunJob {
   boundSql: string | null;
   table: string;
   columns: EncoderColumn[];
+  /** The output format's name (formats/registry.ts). */
+  format: string;
   maxRows: number;
   batchRows: number;
 }
@@ -73,6 +75,8 @@ export interface StripeJob {
   wait: boolean;
   table: string;
   columns: EncoderColumn[];
+  /** The output format's name; a concatenable one (formats/registry.ts). */
+  format: string;
 }
 
 export type ToWorker =

@@ -11,9 +11,11 @@
  * new readers, and would hold the second worker until the end of the very scan it should help.
  */
 import type { Database } from "bun:sqlite";
-import { createStreamEncoder } from "../arrow/encode.ts";
+import type { FormatEncoder } from "../formats/encoder.ts";
+import type { OutputFormat } from "../formats/registry.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { rowidBoundsSql, rowidRangeSql } from "../sql/rowid.ts";
+import { valuesOnce } from "./catalog.ts";
 import type { WorkerPool, WorkerSlot } from "./pool.ts";
 import { encoderColumns, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
 import type { SendingOptions } from "./outgoing.ts";
@@ -47,7 +49,7 @@ export class StripePlanner {
         this.plans.set(query, plan);
       }
       // The journal mode may change while the server runs; one pragma per large scan.
-      return plan !== null && this.db.query("PRAGMA journal_mode").values()[0]?.[0] !== "wal" ? plan : null;
+      return plan !== null && valuesOnce(this.db, "PRAGMA journal_mode")[0]?.[0] !== "wal" ? plan : null;
     } catch {
       // A writer holds the file (SQLITE_BUSY), or the query fails: one worker runs it, waiting
       // for the writer or reporting the error. This thread never waits.
@@ -65,7 +67,7 @@ function planFor(query: ValidatedQuery, db: Database): StripePlan | null {
   const boundsSql = rowidBoundsSql(query);
   if (range === null || boundsSql === null) return null;
   // Only a plain table scan returns rows in rowid order; a covering index gives another order.
-  const steps = db.query(`EXPLAIN QUERY PLAN ${query.sql}`).values();
+  const steps = valuesOnce(db, `EXPLAIN QUERY PLAN ${query.sql}`);
   const detail = String(steps[0]?.[3] ?? "");
   if (steps.length !== 1 || !detail.startsWith("SCAN ") || detail.includes(" USING ")) return null;
   return { boundsSql, rangeSql: range.range, rangeWithRowid: range.rangeWithRowid };
@@ -85,6 +87,8 @@ export interface StripedScanOptions {
   onSplit?: () => void;
   /** How a client that stops reading is handled (outgoing.ts). */
   sending?: SendingOptions;
+  /** A concatenable output format: each worker encodes its ranges, this side the head and end. */
+  format: OutputFormat;
 }
 
 export class StripedScan extends ResultStream {
@@ -103,12 +107,12 @@ export class StripedScan extends ResultStream {
   private taken = 0;
   private rows = 0;
   private readonly columns;
-  private readonly encoder;
+  private readonly encoder: FormatEncoder;
 
   constructor(private readonly o: StripedScanOptions) {
     super(o.sending ?? null);
     this.columns = encoderColumns(o.query);
-    this.encoder = createStreamEncoder(this.columns);
+    this.encoder = o.format.create(this.columns);
     this.timer = new TimeBudget(o.queryTimeoutMs, () => this.abandon(timeLimitError(o.queryTimeoutMs)));
     this.timer.start();
     this.begin(o.first, true);
@@ -125,6 +129,7 @@ export class StripedScan extends ResultStream {
       wait,
       table: this.o.query.table.name,
       columns: this.columns,
+      format: this.o.format.name,
     } satisfies StripeJob);
   }
 
@@ -164,7 +169,7 @@ export class StripedScan extends ResultStream {
       return;
     }
     this.queued.set(first, 0);
-    this.push([this.encoder.schemaMessage()], 0);
+    this.push([this.encoder.head()], 0);
     if (min === null || max === null) return this.done([]);
     this.bounds = { min, max };
     this.ranges = Number((span + BigInt(RANGE_ROWIDS) - 1n) / BigInt(RANGE_ROWIDS));
@@ -254,7 +259,7 @@ export class StripedScan extends ResultStream {
     this.timer.stop();
     for (const slot of this.held) this.endAndRelease(slot);
     this.held.clear();
-    this.finish([...lastBytes, this.encoder.endMessage()], this.rows);
+    this.finish([...lastBytes, this.encoder.end()], this.rows);
   }
 
   /** The response took one range's batch: the window moves on. */

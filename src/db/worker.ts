@@ -4,7 +4,9 @@
  * so the time limit is enforced by the HTTP thread terminating this worker (db/execute.ts).
  */
 import type { Database, Statement } from "bun:sqlite";
-import { createStreamEncoder, ValueDoesNotFit, type Row } from "../arrow/encode.ts";
+import { ValueDoesNotFit, type Row } from "../arrow/encode.ts";
+import type { FormatEncoder } from "../formats/encoder.ts";
+import { formatNamed } from "../formats/registry.ts";
 import { CONTINUE_FUNCTION } from "../sql/guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
 import { MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
@@ -22,7 +24,7 @@ let rowidSqlArrived: ((sql: string | null) => void) | null = null;
 interface Stripe {
   job: StripeJob;
   statement: Statement;
-  encoder: ReturnType<typeof createStreamEncoder>;
+  encoder: FormatEncoder;
   failed: boolean;
 }
 let stripe: Stripe | null = null;
@@ -108,9 +110,9 @@ async function runQuery(job: RunJob): Promise<void> {
       if (total > job.maxRows) throw tooManyRows(total, job.maxRows);
     }
     const stmt = prepare(job.sql);
-    const encoder = createStreamEncoder(job.columns, { rowKeys: stmt.columnNames });
-    // The schema goes out with the first batch, and a small result as one message with its end.
-    let pending = [encoder.schemaMessage()];
+    const encoder = encoderFor(job.format, job.columns, stmt.columnNames);
+    // The head (Arrow's schema) goes out with the first batch, and a small result as one message with its end.
+    let pending = [encoder.head()];
     let total = 0;
     // iterate() streams without materialising the whole result, and its row objects cost less to
     // build than values()' arrays. The encoder reads column i under SQLite's i-th output name;
@@ -132,7 +134,7 @@ async function runQuery(job: RunJob): Promise<void> {
       total += batch.length;
     }
     if (total > job.maxRows) throw overLimit(job, total);
-    pending.push(encoder.endMessage());
+    pending.push(encoder.end());
     send({ type: "done", id: job.id, rows: total, bytes: pending });
   } catch (error) {
     send(errorMessage(job.id, error));
@@ -145,9 +147,16 @@ async function runQuery(job: RunJob): Promise<void> {
 /** What naming a misfit needs: the result's table and columns, and how to ask for the rowid query. */
 type MisfitContext = Pick<RunJob, "id" | "table" | "columns"> & { seq?: number; params?: bigint[] };
 
-async function encodeBatch(job: MisfitContext, encoder: ReturnType<typeof createStreamEncoder>, rows: Row[], first: number) {
+/** The output format's encoder (formats/registry.ts); the format travels by name. */
+function encoderFor(format: string, columns: RunJob["columns"], rowKeys: string[]): FormatEncoder {
+  const known = formatNamed(format);
+  if (known === undefined) throw new QueryError(500, `unknown output format '${format}'`);
+  return known.create(columns, { rowKeys });
+}
+
+async function encodeBatch(job: MisfitContext, encoder: FormatEncoder, rows: Row[], first: number) {
   try {
-    return encoder.batchMessage(rows, first);
+    return encoder.batch(rows, first);
   } catch (error) {
     if (!(error instanceof ValueDoesNotFit)) throw error;
     const column = job.columns[error.columnIndex]?.name ?? "?";
@@ -185,7 +194,7 @@ function beginStripe(job: StripeJob): void {
   try {
     const [min, max] = (prepare(job.boundsSql).values()[0] ?? [null, null]) as [bigint | null, bigint | null];
     const statement = prepare(job.rangeSql);
-    const encoder = createStreamEncoder(job.columns, { rowKeys: statement.columnNames });
+    const encoder = encoderFor(job.format, job.columns, statement.columnNames);
     stripe = { job, statement, encoder, failed: false };
     send({ type: "stripe-ready", id: job.id, min, max });
   } catch (error) {
