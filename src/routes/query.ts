@@ -1,16 +1,20 @@
 /**
- * `GET /api/query` (spec "GET /api/query"; DESIGN.md §6): the HTTP binding of the query service.
- * It reads the SQL from the query string and the payment from PAYMENT-SIGNATURE, and turns the
- * service's answer into a response: the Arrow stream (with PAYMENT-RESPONSE when paid) or the 402
- * (its body, and the same JSON in PAYMENT-REQUIRED).
+ * `GET /api/query` (spec "GET /api/query"; DESIGN.md §6, §13): the HTTP binding of the query
+ * service. It reads the SQL from the query string, the payment from PAYMENT-SIGNATURE, the format
+ * from `Accept` or `?format=` and the compression from `Accept-Encoding`, and turns the service's
+ * answer into a response: the result (with PAYMENT-RESPONSE when paid) or the 402 (its body, and
+ * the same JSON in PAYMENT-REQUIRED). The paid resource is the URL without `format`: a query costs
+ * the same and is paid once whatever form it is delivered in.
  */
 import type { Config, PriceTag } from "../config/types.ts";
 import { BadRequestError } from "../errors.ts";
 import { requirementFor, type PaidResource } from "../payment/pricing.ts";
 import { PAYMENT_SIGNATURE, decodePaymentSignature } from "../payment/wire.ts";
 import type { QueryService } from "../service/query-service.ts";
-import { arrowResponse } from "./arrow-response.ts";
+import { negotiateFormat } from "../formats/negotiate.ts";
 import type { BodyTracker } from "./client-limit.ts";
+import { negotiateCoding } from "./content-coding.ts";
+import { resultResponse } from "./result-response.ts";
 import { checkPaidRetryFits } from "./header-budget.ts";
 import { paymentRequiredResponse, paymentResponseHeaders } from "./x402-headers.ts";
 
@@ -26,11 +30,14 @@ export interface QueryRouteDeps {
 export async function handleQuery(deps: QueryRouteDeps, request: Request, track?: BodyTracker): Promise<Response> {
   const url = new URL(request.url);
   const sql = readQueryParameter(url);
+  const format = negotiateFormat(request.headers.get("accept"), url.searchParams.get("format"));
+  if (format instanceof Error) throw format;
   const header = request.headers.get(PAYMENT_SIGNATURE);
   const pathAndQuery = url.pathname + url.search;
   const answer = await deps.queries.run({
     sql,
-    resourceUrl: deps.config.server.baseUrl + pathAndQuery,
+    format,
+    resourceUrl: deps.config.server.baseUrl + url.pathname + withoutFormat(url.search),
     payment: header === null ? null : decodePaymentSignature(header),
     signal: request.signal,
     // A request that carries a payment fitted; an unpaid one is quoted only if its paid retry will.
@@ -42,7 +49,22 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
     },
   });
   if (answer.kind === "payment-required") return paymentRequiredResponse(answer.body, answer.settlement);
-  return arrowResponse(answer.result, paymentResponseHeaders(answer.receipt), track);
+  return resultResponse(answer.result, {
+    format: answer.format,
+    coding: negotiateCoding(request.headers.get("accept-encoding")),
+    headers: paymentResponseHeaders(answer.receipt),
+    track,
+  });
+}
+
+/** The query string without its `format` parameters, as sent otherwise (the paid resource). */
+function withoutFormat(search: string): string {
+  if (!search.includes("format")) return search;
+  const kept = search
+    .slice(1)
+    .split("&")
+    .filter((pair) => parameterName(pair) !== "format");
+  return kept.length === 0 ? "" : `?${kept.join("&")}`;
 }
 
 function readQueryParameter(url: URL): string {
@@ -52,4 +74,13 @@ function readQueryParameter(url: URL): string {
   }
   if (values.length > 1) throw new BadRequestError("Send exactly one 'query' parameter");
   return values[0]!;
+}
+
+function parameterName(pair: string): string {
+  const raw = pair.split("=")[0]!.replaceAll("+", " ");
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw; // not valid percent-encoding: not `format` either
+  }
 }

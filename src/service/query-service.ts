@@ -16,6 +16,7 @@ import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
 import type { ExactPaymentPayload } from "../payment/payload.ts";
 import type { PaidResource, PaymentRequiredBody } from "../payment/pricing.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
+import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 
 export const ARROW_STREAM = "application/vnd.apache.arrow.stream";
 
@@ -32,6 +33,8 @@ export interface QueryRun {
   /** The URL the payment is bound to: for a query, the SQL is part of it (§6). */
   resourceUrl: string;
   payment: ExactPaymentPayload | null;
+  /** The output format (formats/registry.ts); Arrow by default. Same rows and price in every format. */
+  format?: OutputFormat;
   /** Aborted when the client has gone away. */
   signal?: AbortSignal;
   /** Called before an unpaid request on a paid table is quoted (the HTTP binding checks its retry will fit). */
@@ -39,7 +42,7 @@ export interface QueryRun {
 }
 
 export type QueryAnswer =
-  | { kind: "data"; table: string; result: QueryResult; receipt: SettlementReceipt | null }
+  | { kind: "data"; table: string; format: OutputFormat; result: QueryResult; receipt: SettlementReceipt | null }
   | { kind: "payment-required"; body: PaymentRequiredBody; settlement?: SettlementReceipt };
 
 export interface QueryService {
@@ -63,11 +66,11 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
     async run(request) {
       const query = await deps.validate(request.sql);
       const table = query.table.name;
+      const format = request.format ?? DEFAULT_FORMAT;
+      const data = (result: QueryResult, receipt: SettlementReceipt | null): QueryAnswer => ({ kind: "data", table, format, result, receipt });
       const tags = query.table.config.priceTags;
-      if (!tags.some((tag) => tag.type !== "metadata_price")) {
-        return { kind: "data", table, result: await executor.stream(query), receipt: null };
-      }
-      const resource = { url: request.resourceUrl, description: config.payment.defaultDescription, mimeType: ARROW_STREAM };
+      if (!tags.some((tag) => tag.type !== "metadata_price")) return data(await executor.stream(query, format), null);
+      const resource = { url: request.resourceUrl, description: config.payment.defaultDescription, mimeType: format.mediaType };
       if (request.payment === null) request.beforeQuote?.(resource, tags);
 
       let held: { result: QueryResult; rows: number } | null = null;
@@ -82,18 +85,18 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         countRows: async () => (counted = await countWithinLimit(query)),
         executeEarly: executor.isSmall(query),
         execute: async () => {
-          const buffered = await executor.collect(query);
+          const buffered = await executor.collect(query, format);
           held = { result: { complete: buffered.chunks, rows: buffered.rows }, rows: buffered.rows };
           return buffered.rows;
         },
       });
       if (outcome.kind === "payment-required") return { kind: "payment-required", body: outcome.body, settlement: outcome.settlement };
       const receipt = outcome.kind === "paid" ? outcome.receipt : null;
-      if (held !== null) return { kind: "data", table, result: (held as { result: QueryResult }).result, receipt };
+      if (held !== null) return data((held as { result: QueryResult }).result, receipt);
       // Free without running the query: the count that priced it found no rows, so the answer is
       // that empty result; otherwise nothing was priced from the data (a zero price) and it streams.
-      if (counted === 0) return { kind: "data", table, result: executor.empty(query), receipt };
-      return { kind: "data", table, result: await executor.stream(query), receipt };
+      if (counted === 0) return data(executor.empty(query, format), receipt);
+      return data(await executor.stream(query, format), receipt);
     },
   };
 }

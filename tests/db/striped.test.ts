@@ -12,6 +12,7 @@ import { resolveConfig } from "../../src/config/load.ts";
 import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
 import { QueryExecutor, type QueryResult } from "../../src/db/execute.ts";
 import { RANGE_ROWIDS } from "../../src/db/striped.ts";
+import { formatNamed } from "../../src/formats/registry.ts";
 import { validateQuery } from "../../src/sql/dialect.ts";
 import { tempDir } from "../support/fixtures.ts";
 
@@ -153,6 +154,30 @@ describe("a whole-table scan on two workers", () => {
     expect(table.schema.fields.map((f) => f.name)).toEqual(["id", "v"]);
   });
 });
+
+describe("formats on a split scan", () => {
+  test.each(["csv", "ndjson"])("%s: one worker's bytes and two workers' bytes are the same", async (name) => {
+    const format = formatNamed(name)!;
+    const text = async (executor: QueryExecutor) => {
+      const result = await executor.stream(validated("SELECT * FROM dense"), format);
+      const body = "complete" in result ? new Blob(result.complete as BlobPart[]) : result.body;
+      return new Response(body).text();
+    };
+    let split = "";
+    expect(await splitCount(two, async () => (split = await text(two)))).toBe(1);
+    expect(split).toBe(await text(one));
+    expect(split.split("\n").filter((line) => line !== "").length).toBe(name === "csv" ? 100_001 : 100_000);
+  });
+
+  test.each(["json", "parquet"])("%s, whose pieces cannot simply be joined, is read by one worker", async (name) => {
+    expect(await splitCount(two, async () => void (await new Response(await streamBody(two, name)).arrayBuffer()))).toBe(0);
+  });
+});
+
+async function streamBody(executor: QueryExecutor, name: string) {
+  const result = await executor.stream(validated("SELECT * FROM dense"), formatNamed(name)!);
+  return "complete" in result ? new Blob(result.complete as BlobPart[]) : result.body;
+}
 
 describe("queries that are not split", () => {
   test.each([
