@@ -48,19 +48,24 @@ export class ServerError extends Arrow402Error {
   readonly status = 500;
 }
 
-/** 500: a stored value does not fit its column's declared type (DESIGN.md §5). */
+/**
+ * 500: a stored value does not fit its column's declared type (DESIGN.md §5). The client is told
+ * where (table, column, rowid), never the value: it may be a secret of a row the client has not
+ * paid for. The value is in `detail`, for the operator (server log, `arrow402 validate`).
+ */
 export class ValueDoesNotFitError extends ServerError {
+  /** The same sentence with the offending value, for the operator only. */
+  readonly operatorMessage: string;
   constructor(
     readonly table: string,
     readonly column: string,
     readonly rowid: number | bigint | null,
     readonly detail: string,
   ) {
-    super(
-      `Value in table '${table}', column '${column}'` +
-        (rowid === null ? "" : `, rowid ${rowid}`) +
-        ` does not fit its declared type: ${detail}. Fix the data or the column's declared type (run 'arrow402 validate').`,
-    );
+    const where = `Value in table '${table}', column '${column}'` + (rowid === null ? "" : `, rowid ${rowid}`);
+    const fix = "Fix the data or the column's declared type (run 'arrow402 validate').";
+    super(`${where} does not fit its declared type. ${fix}`);
+    this.operatorMessage = `${where} does not fit its declared type: ${detail}. ${fix}`;
   }
 }
 
@@ -102,6 +107,7 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof ServerBusyError || error instanceof TooManyRequestsError) {
     return new Response(error.message, { status: error.status, headers: { ...TEXT, "retry-after": "1" } });
   }
+  if (error instanceof ValueDoesNotFitError) console.error(`arrow402: ${error.operatorMessage}`);
   if (error instanceof Arrow402Error) {
     return new Response(error.message, { status: error.status, headers: TEXT });
   }

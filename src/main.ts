@@ -4,7 +4,7 @@
  * Exit codes: 0 ok, 1 runtime failure, 2 bad usage or invalid config.
  */
 import { HELP, parse, UsageError } from "./cli/args.ts";
-import { ConfigError } from "./errors.ts";
+import { ConfigError, ValueDoesNotFitError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
 async function run(argv: string[]): Promise<number> {
@@ -61,6 +61,8 @@ try {
     for (const problem of error.problems) console.error(`  ${problem}`);
     process.exit(2);
   }
-  console.error(`arrow402: ${error instanceof Error ? error.message : String(error)}`);
+  // The operator's own commands (dashboards…) may name a stored value; a client never sees it.
+  const message = error instanceof ValueDoesNotFitError ? error.operatorMessage : error instanceof Error ? error.message : String(error);
+  console.error(`arrow402: ${message}`);
   process.exit(1);
 }

@@ -22,7 +22,7 @@ beforeAll(async () => {
   createTypesDatabase(path);
   const db = new Database(path);
   db.run("CREATE TABLE broken (id INTEGER PRIMARY KEY, n INTEGER)");
-  db.run("INSERT INTO broken VALUES (1, 10), (2, 'not a number')");
+  db.run("INSERT INTO broken VALUES (1, 10), (2, 'sk_live_do_not_leak')");
   db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, s TEXT)");
   db.run("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) INSERT INTO big SELECT x, hex(randomblob(32)) FROM c");
   db.close();
@@ -139,4 +139,20 @@ test.each(cases)("%s", async (_name, request, status, shape, mention) => {
   } else {
     expect(body).toBe("Not found");
   }
+});
+
+test("a value that does not fit is named by table, column and rowid: the value itself stays in the server's log", async () => {
+  const logged: string[] = [];
+  const original = console.error;
+  console.error = (...parts: unknown[]) => void logged.push(parts.join(" "));
+  try {
+    for (const sql of ["SELECT * FROM broken", "SELECT * FROM broken LIMIT 5", "SELECT * FROM broken WHERE id >= 1"]) {
+      const body = await (await get(q(sql))).text();
+      expect(body).toContain("column 'n', rowid 2");
+      expect(body).not.toContain("sk_live");
+    }
+  } finally {
+    console.error = original;
+  }
+  expect(logged.some((line) => line.includes("sk_live_do_not_leak") && line.includes("rowid 2"))).toBe(true);
 });
