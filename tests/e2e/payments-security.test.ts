@@ -1,0 +1,106 @@
+/**
+ * No data below its price, through the real server and the devnet (DESIGN.md §6 "Replay and
+ * races"): a settled payment buys one answer — served again only for the rows it paid for — and
+ * "free because empty" is decided and delivered from the same read, even while a writer appends
+ * rows to the paid table.
+ */
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { tableFromIPC } from "apache-arrow";
+import { PRICES, TOKEN_KEY, usePaidSandbox, type PaidSandbox, type PaidServer } from "../support/paid-server.ts";
+import { arrowResult, decodeHeader, newPayer, queryUrl } from "../support/paying.ts";
+
+let sandbox: PaidSandbox;
+let server: PaidServer;
+
+usePaidSandbox((started, paid) => {
+  sandbox = started;
+  server = paid;
+});
+
+const FUNDS = 1_000_000n;
+const send = (url: string, paymentSignature: string) => fetch(url, { headers: { "PAYMENT-SIGNATURE": paymentSignature } });
+
+describe("a per_row payment presented again", () => {
+  test("is served while the result still has the rows paid for, and refused (402, new price, no charge) once rows were added", async () => {
+    const sql = "SELECT id, name FROM items WHERE id > 195";
+    const url = queryUrl(server.url, sql);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const first = await payer.fetch(url);
+    expect((await arrowResult(first)).rows).toHaveLength(5);
+    const signature = payer.signatures[0]!;
+    const paid = await sandbox.devnet.balanceOf(payer.address);
+    expect(paid).toBe(FUNDS - 5n * PRICES.perItem.units);
+
+    const writer = new Database(sandbox.databasePath);
+    try {
+      writer.run("INSERT INTO items (id, name, price, category) VALUES (201, 'new-1', 1, 'a'), (202, 'new-2', 2, 'b')");
+      const refused = await send(url, signature);
+      expect(refused.status).toBe(402);
+      const body = await refused.json();
+      expect(body.resource.description).toEndWith(" - 7 rows");
+      expect(body.accepts.map((offer: { amount: string }) => offer.amount)).toContain(String(7n * PRICES.perItem.units));
+      expect(refused.headers.get("PAYMENT-RESPONSE")).toBeNull();
+
+      writer.run("DELETE FROM items WHERE id > 200");
+      const served = await send(url, signature);
+      expect((await arrowResult(served)).rows).toHaveLength(5);
+      expect(decodeHeader(served.headers.get("PAYMENT-RESPONSE")).success).toBe(true);
+    } finally {
+      writer.run("DELETE FROM items WHERE id > 200");
+      writer.close();
+    }
+    expect(await sandbox.devnet.balanceOf(payer.address)).toBe(paid);
+    expect(server.ledgerRows().filter((row) => row.query === sql)).toHaveLength(1);
+  });
+});
+
+describe("free because empty", () => {
+  test("with a writer appending rows every 2 ms, no unpaid request receives a row of the paid table", async () => {
+    const tag = { type: "per_row", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount_per_item: PRICES.perItem.config };
+    const target = await sandbox.serve({ tables: [{ name: "items", description: "Paid per row, empty results free", price_tags: [tag] }] });
+    const writer = Bun.spawn(
+      [
+        "bun",
+        "-e",
+        `const { Database } = require("bun:sqlite");
+         const db = new Database(${JSON.stringify(sandbox.databasePath)}); db.run("PRAGMA busy_timeout = 5000");
+         const insert = db.prepare("INSERT INTO items (id, name, price, category) VALUES (?, 'live', 1, 'a')");
+         const end = Date.now() + 4000;
+         for (let id = 1000; Date.now() < end; id++) { insert.run(id); Bun.sleepSync(2); }
+         db.run("DELETE FROM items WHERE id >= 1000");`,
+      ],
+      { stderr: "inherit" },
+    );
+    let free = 0;
+    let quoted = 0;
+    try {
+      const reader = new Database(sandbox.databasePath, { readonly: true });
+      reader.run("PRAGMA busy_timeout = 5000");
+      const deadline = Date.now() + 3_500;
+      const client = async () => {
+        while (Date.now() < deadline) {
+          // Just past the newest row: empty when counted, but rows keep arriving.
+          const newest = Number(reader.query<{ m: number | null }, []>("SELECT max(id) AS m FROM items").get()?.m ?? 0);
+          const response = await fetch(queryUrl(target.url, `SELECT id, name FROM items WHERE id > ${newest + 2}`));
+          if (response.status === 402) {
+            quoted++;
+            await response.arrayBuffer();
+            continue;
+          }
+          expect(response.status).toBe(200);
+          expect(response.headers.get("PAYMENT-RESPONSE")).toBeNull();
+          expect(tableFromIPC(new Uint8Array(await response.arrayBuffer())).numRows).toBe(0);
+          free++;
+        }
+      };
+      await Promise.all(Array.from({ length: 6 }, client));
+      reader.close();
+    } finally {
+      await writer.exited;
+      await target.stop();
+    }
+    expect(free).toBeGreaterThan(10);
+    expect(quoted).toBeGreaterThan(0);
+  }, 20_000);
+});
