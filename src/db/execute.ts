@@ -88,9 +88,9 @@ export class QueryExecutor {
     return this.inline.eligible(query);
   }
 
-  /** A provably small read done on this thread (see inline.ts), or null for the worker pool. */
+  /** A small read done on this thread (see inline.ts), or null for the worker pool. */
   private readInline(query: ValidatedQuery, format: OutputFormat) {
-    return this.inline.eligible(query) ? this.inline.read(query, format) : null;
+    return this.inline.worthTrying(query) ? this.inline.read(query, format) : null;
   }
 
   /**
@@ -98,8 +98,8 @@ export class QueryExecutor {
    * while the data is unchanged (count-cache.ts), so repeated quotes do not rescan.
    */
   async count(query: ValidatedQuery): Promise<number> {
-    const small = this.readInline(query, DEFAULT_FORMAT);
-    if (small) return small.rows;
+    const small = this.inline.worthTrying(query) ? this.inline.count(query) : null;
+    if (small !== null) return small;
     return this.counts.count(query.sql, () => this.countOnWorker(query));
   }
 

@@ -1,9 +1,18 @@
 /**
- * Provably small reads on the HTTP thread. A query over a table (or a view that only picks columns
- * of one table) with no WHERE and no ORDER BY makes SQLite read at most LIMIT + OFFSET rows and
- * stop, with no expression evaluated per row (the select list holds only columns): its cost is
- * bounded and tiny, smaller than the round trip to a worker. Every other query runs on the worker pool, so a long query still never stalls
- * other requests.
+ * Small reads on the HTTP thread, cheaper than the round trip to a worker. Two kinds:
+ *
+ * - Provably small: a query over a table (or a view that only picks columns of one table) with no
+ *   WHERE and no ORDER BY makes SQLite read at most LIMIT + OFFSET rows and stop, with no expression
+ *   evaluated per row: its cost is bounded whatever the data (`eligible`).
+ * - Small in fact: a query with a WHERE is tried here under a time budget. Its WHERE is guarded
+ *   (sql/guard.ts): the guard function, called for every row SQLite looks at, aborts the statement
+ *   once INLINE_BUDGET_MS have passed, and the query goes to a worker (a query that usually overruns
+ *   is no longer tried here).
+ *   A rowid range, an indexed lookup or a filter that finds its LIMIT early answers here; a scan
+ *   does not, and costs this thread at most the budget plus one row's evaluation (bounded by the
+ *   dialect's limits).
+ *
+ * Everything else runs on the worker pool, so a long query still never stalls other requests.
  *
  * Small reads share one read transaction for at most SNAPSHOT_MS. Starting a read transaction
  * costs SQLite eight system calls on a rollback-journal file (take the shared lock, look for a hot
@@ -12,19 +21,28 @@
  * at most that long for the shared lock, as it waits for any running query. The HTTP thread never
  * waits for a writer: when the file is locked, the read goes to a worker, which does.
  */
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import { createStreamEncoder, ValueDoesNotFit, type StreamEncoder } from "../arrow/encode.ts";
 import { encodeAll } from "../formats/encoder.ts";
 import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
-import type { ValidatedQuery } from "../sql/dialect.ts";
+import { countSql, type ValidatedQuery } from "../sql/dialect.ts";
+import { BadRequestError, ServerError } from "../errors.ts";
+import { CONTINUE_FUNCTION } from "../sql/guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
 import { encoderColumns } from "./protocol.ts";
+import { sqliteErrorReply, tooManyRowsMessage } from "./sqlite-errors.ts";
 
 /** The most rows an inline read may touch (LIMIT + OFFSET). */
 export const INLINE_MAX_ROWS = 1000;
 
 /** How long small reads share one read transaction (see above). */
 export const SNAPSHOT_MS = 2;
+
+/** How long a query with a WHERE may run on this thread before it is handed to a worker. */
+export const INLINE_BUDGET_MS = 1;
+
+/** Overruns a query may have before it is judged by its share of overruns (see `worthTrying`). */
+const OVERRUNS_ALLOWED = 3;
 
 export interface InlineResult {
   chunks: Uint8Array[];
@@ -34,7 +52,14 @@ export interface InlineResult {
 export class InlineReader {
   private readonly db: Database;
   private readonly encoders = new WeakMap<ValidatedQuery, StreamEncoder>();
+  /** Budgeted tries and overruns of each query (see `worthTrying`). */
+  private readonly tries = new WeakMap<ValidatedQuery, { runs: number; overruns: number }>();
+  /** Guarded statements by SQL, prepared once (an aborted one is finalized and prepared anew). */
+  private readonly statements = new Map<string, Statement>();
   private snapshotEnd: ReturnType<typeof setTimeout> | null = null;
+  /** The guard's deadline (performance.now()); it aborts the statement past it. */
+  private deadline = Number.POSITIVE_INFINITY;
+  private overBudget = false;
 
   constructor(
     dbPath: string,
@@ -42,6 +67,11 @@ export class InlineReader {
   ) {
     // Exact integers, as in the workers (DESIGN.md §5).
     this.db = openReadOnly(dbPath, { safeIntegers: true });
+    this.db.function(CONTINUE_FUNCTION, { deterministic: false }, () => {
+      if (performance.now() <= this.deadline) return 1;
+      this.overBudget = true;
+      throw new Error("over the inline budget");
+    });
   }
 
   eligible(query: ValidatedQuery): boolean {
@@ -49,22 +79,25 @@ export class InlineReader {
     return query.limit + (query.offset ?? 0) <= INLINE_MAX_ROWS && query.limit <= this.maxRows;
   }
 
+  /** Whether a query may be tried here at all: provably small, or a WHERE not yet found too slow. */
+  worthTrying(query: ValidatedQuery): boolean {
+    if (this.eligible(query)) return true;
+    if (!query.filtered || !query.table.limitBounded) return false;
+    // A query that usually overruns goes straight to the workers; one that overran now and then
+    // (a cold cache, a pause of this thread) is still tried.
+    const tries = this.tries.get(query);
+    return tries === undefined || tries.overruns < OVERRUNS_ALLOWED || tries.overruns * 2 < tries.runs;
+  }
+
   /**
-   * The whole Arrow stream of an eligible query, or null when it must go to a worker: a stored
-   * value does not fit its type (the worker reports it with its rowid), or a writer holds the file.
+   * The whole result of a query in `format`, or null when it must go to a worker: it overran the
+   * budget, a stored value does not fit its type (the worker reports it with its rowid), or a
+   * writer holds the file. An SQLite error caused by the query is a 400, as on a worker.
    */
   read(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): InlineResult | null {
-    const stmt = this.db.query(query.sql);
-    if (!stmt.readonly) return null;
-    this.openSnapshot();
-    let rows: unknown[][];
-    try {
-      rows = stmt.values();
-    } catch (error) {
-      if (!isBusy(error)) throw error;
-      this.closeSnapshot();
-      return null;
-    }
+    const rows = this.rowsOf(query);
+    if (rows === null) return null;
+    if (rows.length > this.maxRows) throw new BadRequestError(tooManyRowsMessage(rows.length, this.maxRows));
     try {
       // Arrow, the common case, as one buffer from an encoder kept with the query; other formats anew.
       const bytes = format.name === "arrow" ? this.encoderFor(query).wholeStream(rows) : encodeAll(format.create(encoderColumns(query)), rows);
@@ -73,6 +106,68 @@ export class InlineReader {
       if (error instanceof ValueDoesNotFit) return null;
       throw error;
     }
+  }
+
+  /** The query's row count (per_row quotes), or null when a worker must count it. */
+  count(query: ValidatedQuery): number | null {
+    const rows = this.rowsOf(query, countSql(query));
+    return rows === null ? null : Number(rows[0]?.[0] ?? 0);
+  }
+
+  /** The rows of `sql` (the query, or its count), or null when they must be read by a worker. */
+  private rowsOf(query: ValidatedQuery, sql?: string): unknown[][] | null {
+    const budgeted = !this.eligible(query);
+    if (budgeted && !this.worthTrying(query)) return null;
+    const stmt = budgeted || sql !== undefined ? this.statementFor(sql ?? query.runSql) : this.db.query(query.sql);
+    if (!stmt.readonly) return null;
+    this.openSnapshot();
+    this.overBudget = false;
+    this.deadline = budgeted ? performance.now() + INLINE_BUDGET_MS : Number.POSITIVE_INFINITY;
+    const tries = budgeted ? this.triesOf(query) : null;
+    if (tries !== null) tries.runs++;
+    try {
+      return stmt.values();
+    } catch (error) {
+      if (this.overBudget) {
+        tries!.overruns++;
+        this.forget(sql ?? query.runSql);
+        return null;
+      }
+      if (isBusy(error)) {
+        this.closeSnapshot();
+        return null;
+      }
+      const reply = sqliteErrorReply(error);
+      throw reply.status === 400 ? new BadRequestError(reply.message) : new ServerError(reply.message);
+    } finally {
+      this.deadline = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  private triesOf(query: ValidatedQuery): { runs: number; overruns: number } {
+    let tries = this.tries.get(query);
+    if (tries === undefined) {
+      tries = { runs: 0, overruns: 0 };
+      this.tries.set(query, tries);
+    }
+    return tries;
+  }
+
+  private statementFor(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+      // Bounded like the validated-query cache: the oldest statement goes first.
+      if (this.statements.size > 1024) this.forget(this.statements.keys().next().value!);
+    }
+    return statement;
+  }
+
+  /** Finalizes a statement (an aborted one must not keep the read transaction open). */
+  private forget(sql: string): void {
+    this.statements.get(sql)?.finalize();
+    this.statements.delete(sql);
   }
 
   private openSnapshot(): void {
@@ -100,6 +195,7 @@ export class InlineReader {
 
   close(): void {
     this.closeSnapshot();
+    for (const sql of [...this.statements.keys()]) this.forget(sql);
     this.db.close();
   }
 }

@@ -9,6 +9,7 @@ import type { FormatEncoder } from "../formats/encoder.ts";
 import { formatNamed } from "../formats/registry.ts";
 import { CONTINUE_FUNCTION } from "../sql/guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
+import { sqliteErrorReply, tooManyRowsMessage } from "./sqlite-errors.ts";
 import { MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
 
 declare const self: Worker;
@@ -247,14 +248,8 @@ function overLimit(job: RunJob, seen: number): QueryError {
 }
 
 function tooManyRows(rows: number, max: number): QueryError {
-  return new QueryError(
-    400,
-    `The result has ${rows} rows, more than the limit of ${max}: add a WHERE condition or a LIMIT of at most ${max}`,
-  );
+  return new QueryError(400, tooManyRowsMessage(rows, max));
 }
-
-/** SQLite result codes that mean "this query cannot be answered as written", not "the server broke". */
-const CLIENT_FAULT_CODES = new Set(["SQLITE_ERROR", "SQLITE_TOOBIG", "SQLITE_RANGE", "SQLITE_MISMATCH"]);
 
 function errorMessage(id: number, error: unknown): FromWorker {
   if (error instanceof QueryError) {
@@ -262,8 +257,5 @@ function errorMessage(id: number, error: unknown): FromWorker {
     return { type: "error", id, status: error.status, message: error.message, fit };
   }
   // An SQLite error caused by the query itself is the client's to fix (DESIGN.md §8).
-  const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: string }).code ?? "";
-  const clientFault = CLIENT_FAULT_CODES.has(code);
-  return { type: "error", id, status: clientFault ? 400 : 500, message: clientFault ? `SQLite error: ${message}` : `Database error: ${message}` };
+  return { type: "error", id, ...sqliteErrorReply(error) };
 }

@@ -33,6 +33,8 @@ describe("a per_row payment presented again", () => {
     expect(paid).toBe(FUNDS - 5n * PRICES.perItem.units);
 
     const writer = new Database(sandbox.databasePath);
+    // A writer waits for readers' shared locks (the server's small reads hold one for at most 2 ms).
+    writer.run("PRAGMA busy_timeout = 5000");
     try {
       writer.run("INSERT INTO items (id, name, price, category) VALUES (201, 'new-1', 1, 'a'), (202, 'new-2', 2, 'b')");
       const refused = await send(url, signature);
