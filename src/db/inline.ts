@@ -118,7 +118,14 @@ export class InlineReader {
   private rowsOf(query: ValidatedQuery, sql?: string): unknown[][] | null {
     const budgeted = !this.eligible(query);
     if (budgeted && !this.worthTrying(query)) return null;
-    const stmt = budgeted || sql !== undefined ? this.statementFor(sql ?? query.runSql) : this.db.query(query.sql);
+    let stmt: Statement;
+    try {
+      // Preparing reads the schema, which needs the file's shared lock: a writer may hold it.
+      stmt = budgeted || sql !== undefined ? this.statementFor(sql ?? query.runSql) : this.db.query(query.sql);
+    } catch (error) {
+      if (isBusy(error)) return null;
+      throw this.replyFor(error);
+    }
     if (!stmt.readonly) return null;
     this.openSnapshot();
     this.overBudget = false;
@@ -137,11 +144,16 @@ export class InlineReader {
         this.closeSnapshot();
         return null;
       }
-      const reply = sqliteErrorReply(error);
-      throw reply.status === 400 ? new BadRequestError(reply.message) : new ServerError(reply.message);
+      throw this.replyFor(error);
     } finally {
       this.deadline = Number.POSITIVE_INFINITY;
     }
+  }
+
+  /** An SQLite error caused by the query is the client's (400), as on a worker; anything else 500. */
+  private replyFor(error: unknown): Error {
+    const reply = sqliteErrorReply(error);
+    return reply.status === 400 ? new BadRequestError(reply.message) : new ServerError(reply.message);
   }
 
   private triesOf(query: ValidatedQuery): { runs: number; overruns: number } {

@@ -32,11 +32,15 @@ describe("a per_row payment presented again", () => {
     const paid = await sandbox.devnet.balanceOf(payer.address);
     expect(paid).toBe(FUNDS - 5n * PRICES.perItem.units);
 
-    const writer = new Database(sandbox.databasePath);
-    // A writer waits for readers' shared locks (the server's small reads hold one for at most 2 ms).
-    writer.run("PRAGMA busy_timeout = 5000");
+    const db = new Database(sandbox.databasePath);
+    // The server runs in this process: its small reads share a read transaction that a timer of this
+    // thread ends within 2 ms, so a write waits for that timer here rather than blocking the thread.
+    const write = async (sql: string) => {
+      await Bun.sleep(10);
+      db.run(sql);
+    };
     try {
-      writer.run("INSERT INTO items (id, name, price, category) VALUES (201, 'new-1', 1, 'a'), (202, 'new-2', 2, 'b')");
+      await write("INSERT INTO items (id, name, price, category) VALUES (201, 'new-1', 1, 'a'), (202, 'new-2', 2, 'b')");
       const refused = await send(url, signature);
       expect(refused.status).toBe(402);
       const body = await refused.json();
@@ -44,13 +48,13 @@ describe("a per_row payment presented again", () => {
       expect(body.accepts.map((offer: { amount: string }) => offer.amount)).toContain(String(7n * PRICES.perItem.units));
       expect(refused.headers.get("PAYMENT-RESPONSE")).toBeNull();
 
-      writer.run("DELETE FROM items WHERE id > 200");
+      await write("DELETE FROM items WHERE id > 200");
       const served = await send(url, signature);
       expect((await arrowResult(served)).rows).toHaveLength(5);
       expect(decodeHeader(served.headers.get("PAYMENT-RESPONSE")).success).toBe(true);
     } finally {
-      writer.run("DELETE FROM items WHERE id > 200");
-      writer.close();
+      await write("DELETE FROM items WHERE id > 200");
+      db.close();
     }
     expect(await sandbox.devnet.balanceOf(payer.address)).toBe(paid);
     expect(server.ledgerRows().filter((row) => row.query === sql)).toHaveLength(1);
