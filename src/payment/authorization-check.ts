@@ -93,6 +93,6 @@ function endpointName(url: string): string {
 function shortReason(error: unknown): string {
   const short = (error as { shortMessage?: unknown }).shortMessage;
   const text = typeof short === "string" ? short : error instanceof Error ? error.message : String(error);
-  const line = text.split("\n")[0]!.trim();
+  const line = text.split("\n")[0]!.trim().replace(/\.$/, "");
   return line.length > 200 ? `${line.slice(0, 197)}...` : line;
 }

@@ -14,6 +14,7 @@
  * A store failure is the only real failure (`failed`): the command then exits non-zero.
  */
 import type { AuthorizationCheck, AuthorizationChecker } from "./authorization-check.ts";
+import { LOG_LOOKBACK_BLOCKS } from "./chain.ts";
 import type { PaymentRecord, PaymentStore } from "./store.ts";
 
 export type ReconcileOutcome = "confirmed" | "removed" | "left" | "failed";
@@ -58,7 +59,8 @@ async function reconcileOne(deps: ReconcileDeps, listed: PaymentRecord): Promise
       if (record.status === "settled") return step("confirmed", `a server confirmed this settlement meanwhile (transaction ${record.transaction || "unknown"}).`, record);
       return await resolve(deps, record, await deps.chain.check(authorizationOf(record)));
     } finally {
-      await claim.release();
+      // What was done stands even if the release fails; the claim then expires by itself.
+      await claim.release().catch(() => {});
     }
   } catch (error) {
     return step("failed", `the payment ledger failed: ${(error as Error).message}; nothing was changed for this attempt: check the ledger, then run --reconcile again.`);
@@ -86,7 +88,7 @@ async function resolve(deps: ReconcileDeps, record: PaymentRecord, found: Author
         const nonce = nonceOf(record);
         return step(
           "confirmed",
-          `used on chain; confirmed settled, but no AuthorizationUsed log of token ${record.asset} names it in the last blocks searched, so its transaction is recorded as '': find it on a block explorer (authorizer ${record.payer}, nonce ${nonce}).`,
+          `used on chain; confirmed settled, but no AuthorizationUsed log of token ${record.asset} names it in the last ${LOG_LOOKBACK_BLOCKS} blocks, so its transaction is recorded as '': find it on a block explorer (authorizer ${record.payer}, nonce ${nonce}).`,
         );
       }
       return step("confirmed", `used on chain in transaction ${transaction} (mined ${settledAt.toISOString()}): confirmed settled.`);
