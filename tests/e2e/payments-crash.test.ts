@@ -6,7 +6,7 @@
  * attempt whose buyer never comes back. Balances are read on chain, the ledger file directly.
  *
  * Three servers (each its own ledger) are killed first, one after the other, so that the claims the
- * dead processes left (src/server.ts claimTtlMs: 14 s with these limits) expire together while the
+ * dead processes left (src/server.ts claimTtlMs: 18 s with these limits) expire together while the
  * later tests run.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

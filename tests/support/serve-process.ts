@@ -22,7 +22,7 @@ export interface ServeConfigOptions {
   devnet: Devnet;
   databasePath: string;
   facilitatorUrl: string;
-  /** Default 3000 ms: it bounds how long a dead holder's claim lasts (src/server.ts claimTtlMs). */
+  /** Default 4000 ms (ten times a devnet settlement): with queryTimeoutMs it sets how long a dead holder's claim lasts, 2 × (1000 + 2 × 4000) = 18 s (src/server.ts claimTtlMs). */
   facilitatorTimeoutMs?: number;
   /** Default 1000 ms, for the same reason. */
   queryTimeoutMs?: number;
@@ -51,7 +51,7 @@ export async function writeServeConfig(options: ServeConfigOptions): Promise<Ser
   const rpcUrl = options.rpcUrl === undefined ? options.devnet.rpcUrl : options.rpcUrl;
   const raw = {
     server: { bind: `127.0.0.1:${port}`, ...(options.baseUrl === undefined ? {} : { base_url: options.baseUrl }) },
-    facilitator: { url: options.facilitatorUrl, timeout_ms: options.facilitatorTimeoutMs ?? 3_000 },
+    facilitator: { url: options.facilitatorUrl, timeout_ms: options.facilitatorTimeoutMs ?? 4_000 },
     database: { sqlite: "./paid.sqlite" },
     ledger: options.ledger,
     payment: { max_timeout_seconds: 300, default_description: QUERY_DESCRIPTION },
