@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll } from "bun:test";
 import { SQL } from "bun";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -29,6 +29,13 @@ export interface PostgresServer {
   halt(): Promise<void>;
   /** Starts the halted server again on the same port and data (a no-op while it runs). */
   resume(): Promise<void>;
+  /**
+   * Stops every process of the server (SIGSTOP: the postmaster and its backends) without closing
+   * any connection: clients wait for answers that do not come, as behind a network partition.
+   */
+  freeze(): void;
+  /** Lets a frozen server run again (SIGCONT); a no-op once halted or stopped. */
+  thaw(): void;
 }
 
 interface Running {
@@ -180,6 +187,16 @@ async function launch(
     rmSync(dir, { recursive: true, force: true });
   };
 
+  /** The postmaster and its children (backends, background workers). */
+  const signalAll = (signal: "STOP" | "CONT") => {
+    if (current === null) {
+      if (signal === "CONT") return; // halted or stopped: nothing left to let run
+      throw new Error("the PostgreSQL test server is halted");
+    }
+    const pid = current.postgres.pid;
+    for (const target of [pid, ...childrenOf(pid)]) process.kill(target, `SIG${signal}`);
+  };
+
   let databases = 0;
   return {
     url,
@@ -199,6 +216,12 @@ async function launch(
       if (stopped) throw new Error("the PostgreSQL test server was stopped; start a new one");
       if (current === null) current = await run();
     },
+    freeze() {
+      signalAll("STOP");
+    },
+    thaw() {
+      signalAll("CONT");
+    },
     async createDatabase(name) {
       databases += 1;
       const database = name ?? `test_${databases}_${process.pid}`;
@@ -212,6 +235,23 @@ async function launch(
       return `postgres://postgres@127.0.0.1:${port}/${database}`;
     },
   };
+}
+
+/** Process ids whose parent is `pid`, from /proc (Linux; no procps needed). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // stat is "pid (comm) state ppid …"; comm may hold spaces and parentheses, so read after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return children;
 }
 
 /** The newest installed PostgreSQL's bin folder (Debian keeps them in /usr/lib/postgresql/<major>/bin), or PATH. */

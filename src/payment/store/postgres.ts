@@ -30,6 +30,12 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Seconds to wait for a connection (default 10). */
   connectionTimeoutSeconds?: number;
+  /**
+   * Longest one call may wait for the server (default 10 s) before the ledger counts as unreachable:
+   * a server that stops answering without closing its connections (frozen, or behind a network
+   * partition) would otherwise hold every paid request forever.
+   */
+  callTimeoutMs?: number;
 }
 
 interface Row {
@@ -74,6 +80,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       asset, network, payer, pay_to, tx_hash, payment_key, payment_id, valid_before::text AS valid_before, signed_payload
     FROM arrow402_payments`;
   const since = (filter?: { since?: Date }) => filter?.since ?? new Date(0);
+  const reachable = reachableWithin(options.callTimeoutMs ?? 10_000);
   let closed = false;
 
   return {
@@ -191,15 +198,30 @@ function isUnreachable(error: unknown): boolean {
   return UNREACHABLE_CODES.has(error.code) || (error.errno !== undefined && UNREACHABLE_STATES.test(error.errno));
 }
 
-/** The store method, with an unreachable server reported as LedgerUnavailableError (503, nothing charged). */
-function reachable<A extends unknown[], R>(method: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  return async (...args) => {
-    try {
-      return await method(...args);
-    } catch (error) {
-      throw isUnreachable(error) ? new LedgerUnavailableError({ cause: error }) : error;
-    }
-  };
+/**
+ * Store methods with an unreachable server reported as LedgerUnavailableError (503, nothing
+ * charged), also when it does not answer within `timeoutMs`. A statement given up on may still run
+ * once the server answers again; each is safe then: a late claim expires, a late attempt is an
+ * unconfirmed attempt that was never sent to /settle (presented again or reconciled, it is settled
+ * or removed), a late confirmation records what happened.
+ */
+function reachableWithin(timeoutMs: number) {
+  return <A extends unknown[], R>(method: (...args: A) => Promise<R>): ((...args: A) => Promise<R>) =>
+    async (...args) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const silent = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new LedgerUnavailableError({ cause: new Error(`no answer within ${timeoutMs} ms`) })), timeoutMs);
+      });
+      const work = method(...args);
+      work.catch(() => {}); // given up on: its late failure is nobody's to handle
+      try {
+        return await Promise.race([work, silent]);
+      } catch (error) {
+        throw isUnreachable(error) ? new LedgerUnavailableError({ cause: error }) : error;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
 }
 
 function toRecord(row: Row): PaymentRecord {
