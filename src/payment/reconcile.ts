@@ -63,7 +63,7 @@ async function reconcileOne(deps: ReconcileDeps, listed: PaymentRecord): Promise
       await claim.release().catch(() => {});
     }
   } catch (error) {
-    return step("failed", `the payment ledger failed: ${(error as Error).message}; nothing was changed for this attempt: check the ledger, then run --reconcile again.`);
+    return step("failed", `the payment ledger failed: ${(error as Error).message}: check that it is reachable, then run --reconcile again.`);
   }
 }
 
