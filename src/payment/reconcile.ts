@@ -13,6 +13,7 @@
  *   - claimed by a server → left (it is being settled, or its holder stopped and the claim expires).
  * A store failure is the only real failure (`failed`): the command then exits non-zero.
  */
+import { LedgerUnavailableError } from "../errors.ts";
 import type { AuthorizationCheck, AuthorizationChecker } from "./authorization-check.ts";
 import { LOG_LOOKBACK_BLOCKS } from "./chain.ts";
 import type { PaymentRecord, PaymentStore } from "./store.ts";
@@ -63,7 +64,9 @@ async function reconcileOne(deps: ReconcileDeps, listed: PaymentRecord): Promise
       await claim.release().catch(() => {});
     }
   } catch (error) {
-    return step("failed", `the payment ledger failed: ${(error as Error).message}: check that it is reachable, then run --reconcile again.`);
+    // The buyer-facing wording of LedgerUnavailableError ("nothing was charged") is not the operator's.
+    const reason = error instanceof LedgerUnavailableError ? "it cannot be reached" : (error as Error).message;
+    return step("failed", `the payment ledger failed (${reason}): check that it is reachable, then run --reconcile again.`);
   }
 }
 
