@@ -82,6 +82,17 @@ export class ServerBusyError extends Arrow402Error {
   readonly status = 503;
 }
 
+/**
+ * 503 text/plain with Retry-After: the payment ledger (PostgreSQL, `ledger.url`) cannot be reached,
+ * so no payment can be taken or served again; nothing was charged (DESIGN.md §11 "Replicas").
+ */
+export class LedgerUnavailableError extends Arrow402Error {
+  readonly status = 503;
+  constructor(options?: ErrorOptions) {
+    super("The payment ledger cannot be reached right now, so no payment can be taken; nothing was charged: retry in a few seconds.", options);
+  }
+}
+
 /** 503 text/plain: dashboards are configured but the landing page has not been generated. */
 export class DashboardsNotGeneratedError extends Arrow402Error {
   readonly status = 503;
@@ -104,7 +115,7 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof TableNotFoundError) {
     return Response.json({ error: error.message }, { status: 404 });
   }
-  if (error instanceof ServerBusyError || error instanceof TooManyRequestsError) {
+  if (error instanceof ServerBusyError || error instanceof TooManyRequestsError || error instanceof LedgerUnavailableError) {
     return new Response(error.message, { status: error.status, headers: { ...TEXT, "retry-after": "1" } });
   }
   if (error instanceof ValueDoesNotFitError) console.error(`arrow402: ${error.operatorMessage}`);

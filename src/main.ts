@@ -36,8 +36,8 @@ async function run(argv: string[]): Promise<number> {
       return (await import("./cli/dashboards.ts")).dashboards(values.config, positionals[0], values.force ?? false);
     }
     case "payments": {
-      const { values } = parse(rest, { ...config, since: { type: "string" } });
-      return (await import("./cli/payments.ts")).payments(values.config, values.since);
+      const { values } = parse(rest, { ...config, since: { type: "string" }, reconcile: { type: "boolean" } });
+      return (await import("./cli/payments.ts")).payments(values.config, { since: values.since, reconcile: values.reconcile });
     }
     case "tables":
       return (await import("./cli/tables.ts")).tablesCommand(rest);

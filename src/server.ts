@@ -86,9 +86,11 @@ export async function startServer(config: Config, options: { workers?: number } 
 }
 
 /**
- * How long one request may hold a payment: its query, /verify and /settle, with room to spare. A
- * holder that died frees the payment after this long.
+ * How long one request may hold a payment: its query, /verify and /settle, twice over for the
+ * store and chain reads around them (60 s with the default limits). A holder that died (a killed
+ * process or replica) frees the payment after this long, so it follows the limits that bound the
+ * work rather than a fixed allowance.
  */
 function claimTtlMs(config: Config): number {
-  return config.limits.queryTimeoutMs + 2 * config.facilitator.timeoutMs + 30_000;
+  return 2 * (config.limits.queryTimeoutMs + 2 * config.facilitator.timeoutMs);
 }

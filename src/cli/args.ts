@@ -14,6 +14,9 @@ Usage:
   arrow402 validate   [--config FILE]           check the config, the database and every stored value
   arrow402 payments   [--config FILE] [--since DATE]
                                                 list settled payments and totals per table and token
+  arrow402 payments   [--config FILE] --reconcile
+                                                resolve unconfirmed settlements through the chain
+                                                (rpc_urls): confirm, remove expired, or say why left
   arrow402 tables     URL [--rpc NET=URL]... [--token-decimals [NET:]ADDRESS=N]...
                                                 list a server's tables, columns and prices
   arrow402 query      URL "SQL" [--format table|csv|json|ndjson|arrow] [--output FILE]

@@ -6,13 +6,13 @@
  */
 import { createPublicClient, http, parseAbi, type Hex, type PublicClient } from "viem";
 
-const EIP3009_ABI = parseAbi([
+export const EIP3009_ABI = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 ]);
 
 /** Blocks searched back from the head for the transaction that used an authorization. */
-const LOG_LOOKBACK_BLOCKS = 10_000n;
+export const LOG_LOOKBACK_BLOCKS = 10_000n;
 
 export interface AuthorizationRef {
   /** `eip155:<chain id>`. */

@@ -256,7 +256,10 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
         if (record === undefined) return await pay(work, payload, key, paymentId, false);
         return await recorded.presentedAgain(work, payload, key, paymentId, record);
       } finally {
-        await claim.release();
+        // A release that fails (the ledger went away meanwhile) must not replace the outcome: a
+        // paid answer would become an error, a "settled but not recorded" alert a plain 503. The
+        // claim expires by itself after claimTtlMs.
+        await claim.release().catch(() => {});
       }
     },
   };

@@ -13,6 +13,7 @@
  *
  * A refused request never changes the record.
  */
+import { ServerError } from "../errors.ts";
 import type { ChainReader } from "./chain.ts";
 import type { PaidWork, PaymentOutcome } from "./core.ts";
 import type { PaymentEventSink, PaymentRefusal } from "./events.ts";
@@ -75,7 +76,8 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
     } catch (error) {
       const message = `payment ${key}, found settled on chain (${transaction || "transaction not found"}), could not be recorded: ${(error as Error).message}`;
       emit({ type: "ledger.alert", paymentKey: key, transaction, message });
-      throw error;
+      // The money has moved: never an error that says nothing was charged (as core.ts `settle`).
+      throw new ServerError(`The payment was settled (transaction ${transaction || "not found yet"}) but could not be recorded; the operator has been alerted.`);
     }
     emit({ type: "payment.settled", ...settledFacts(work, { ...record, transaction }), rows, via: "recovery" });
     return { kind: "paid", receipt: { success: true, transaction, network: record.network, payer: record.payer } };

@@ -5,6 +5,7 @@
  */
 import type { TokenInfo } from "../config/types.ts";
 import { formatAmount } from "../config/amounts.ts";
+import type { ReconcileStep } from "./reconcile.ts";
 import type { PaymentRecord, PaymentStore } from "./store.ts";
 import { sumTotals } from "./store/totals.ts";
 
@@ -72,6 +73,31 @@ function unconfirmedSection(entries: PaymentRecord[], tokens: Record<string, Tok
       `    ${entry.resourceUrl}`,
     );
   }
+  return lines.join("\n") + "\n";
+}
+
+const OUTCOME_LABEL = { confirmed: "CONFIRMED", removed: "REMOVED", left: "LEFT", failed: "FAILED" } as const;
+
+/** What `arrow402 payments --reconcile` prints: each attempt, what the chain said and what was done, then a summary. */
+export function formatReconciliation(steps: ReconcileStep[], location: string, tokens: Record<string, TokenInfo>): string {
+  if (steps.length === 0) return `No unconfirmed settlements in ${location}: nothing to reconcile.\n`;
+  const tokenFor = tokenLookup(tokens);
+  const lines = [`Reconciling ${steps.length} unconfirmed settlement${steps.length === 1 ? "" : "s"} in ${location} with the chain:`];
+  for (const { record, outcome, detail } of steps) {
+    const token = tokenFor(record.network, record.asset);
+    const amount = token ? `${formatAmount(record.amount, token.decimals)} ${token.symbol}` : `${record.amount} units of ${record.asset}`;
+    const [, , , nonce] = record.paymentKey.split("|");
+    lines.push(
+      `${OUTCOME_LABEL[outcome]}  ${record.tableName}  ${amount} on ${record.network}  attempted ${record.settledAt.toISOString()}`,
+      `    payer ${record.payer}  nonce ${nonce}`,
+      `    ${record.resourceUrl}`,
+      `    ${detail}`,
+    );
+  }
+  const count = (outcome: ReconcileStep["outcome"]) => steps.filter((step) => step.outcome === outcome).length;
+  const summary = [`${count("confirmed")} confirmed settled`, `${count("removed")} removed`, `${count("left")} left unconfirmed`];
+  if (count("failed") > 0) summary.push(`${count("failed")} failed`);
+  lines.push("", `Done: ${summary.join(", ")}.`);
   return lines.join("\n") + "\n";
 }
 

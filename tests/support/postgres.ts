@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll } from "bun:test";
 import { SQL } from "bun";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -19,12 +19,29 @@ export interface PostgresServer {
   /** URL of the `postgres` maintenance database, e.g. postgres://postgres@127.0.0.1:54321/postgres. */
   url: string;
   port: number;
-  /** Process id of the postmaster. */
-  pid: number;
+  /** Process id of the postmaster (throws while halted). */
+  readonly pid: number;
   /** Creates an empty database and returns its URL. */
   createDatabase(name?: string): Promise<string>;
   /** Fast shutdown (open connections are ended), then the folder is removed; idempotent. */
   stop(): Promise<void>;
+  /** Fast shutdown that keeps the data: every connection to `port` is refused until `resume`. */
+  halt(): Promise<void>;
+  /** Starts the halted server again on the same port and data (a no-op while it runs). */
+  resume(): Promise<void>;
+  /**
+   * Stops every process of the server (SIGSTOP: the postmaster and its backends) without closing
+   * any connection: clients wait for answers that do not come, as behind a network partition.
+   */
+  freeze(): void;
+  /** Lets a frozen server run again (SIGCONT); a no-op once halted or stopped. */
+  thaw(): void;
+}
+
+interface Running {
+  postgres: Bun.Subprocess;
+  watchdog: Bun.Subprocess;
+  detach: () => void;
 }
 
 /** Test hooks (`beforeAll`/`afterAll`) for a test file: its own server and a fresh database. */
@@ -106,7 +123,6 @@ async function launch(
   owner: { uid: number; gid: number } | undefined,
   extraSettings: Record<string, string>,
 ): Promise<PostgresServer> {
-  const logPath = join(dir, `postgres-${port}.log`);
   const settings = {
     listen_addresses: "127.0.0.1",
     port: String(port),
@@ -119,51 +135,93 @@ async function launch(
     ...extraSettings,
   };
   const args = Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
-  // Logs go to a file: nothing has to drain a pipe, and a chatty server can never block on one.
-  const postgres = Bun.spawn([join(bin, "postgres"), "-D", dataDir, ...args], {
-    cwd: dir,
-    env,
-    stdin: "ignore",
-    stdout: Bun.file(logPath),
-    stderr: Bun.file(logPath),
-    ...owner,
-  });
-  postgres.unref();
-  const watchdog = spawnWatchdog(postgres.pid, dir);
-  const detachHandlers = stopOnProcessEnd(postgres);
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let runs = 0;
 
+  /** Starts the postmaster on the data folder and waits until it answers. */
+  async function run(): Promise<Running> {
+    runs += 1;
+    // Logs go to a file (one per run): nothing has to drain a pipe, and a chatty server can never block on one.
+    const logPath = join(dir, `postgres-${port}-${runs}.log`);
+    const postgres = Bun.spawn([join(bin, "postgres"), "-D", dataDir, ...args], {
+      cwd: dir,
+      env,
+      stdin: "ignore",
+      stdout: Bun.file(logPath),
+      stderr: Bun.file(logPath),
+      ...owner,
+    });
+    postgres.unref();
+    const running = { postgres, watchdog: spawnWatchdog(postgres.pid, dir), detach: stopOnProcessEnd(postgres) };
+    try {
+      await waitForReady(postgres, logPath, url);
+    } catch (error) {
+      running.detach();
+      postgres.kill("SIGKILL");
+      await postgres.exited;
+      running.watchdog.kill();
+      throw error;
+    }
+    return running;
+  }
+
+  /** Fast shutdown (open connections are ended, nothing is waited for); the data folder stays. */
+  async function end(running: Running): Promise<void> {
+    running.detach();
+    running.postgres.kill("SIGINT");
+    const exited = await Promise.race([running.postgres.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
+    if (!exited) {
+      running.postgres.kill("SIGKILL");
+      await running.postgres.exited;
+    }
+    running.watchdog.kill();
+  }
+
+  let current: Running | null = await run();
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
-    detachHandlers();
-    postgres.kill("SIGINT"); // fast shutdown: open connections are ended, nothing is waited for
-    const exited = await Promise.race([postgres.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
-    if (!exited) {
-      postgres.kill("SIGKILL");
-      await postgres.exited;
-    }
-    watchdog.kill();
+    if (current !== null) await end(current);
+    current = null;
     rmSync(dir, { recursive: true, force: true });
   };
 
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  try {
-    await waitForReady(postgres, logPath, url);
-  } catch (error) {
-    detachHandlers();
-    postgres.kill("SIGKILL");
-    await postgres.exited;
-    watchdog.kill();
-    throw error;
-  }
+  /** The postmaster and its children (backends, background workers). */
+  const signalAll = (signal: "STOP" | "CONT") => {
+    if (current === null) {
+      if (signal === "CONT") return; // halted or stopped: nothing left to let run
+      throw new Error("the PostgreSQL test server is halted");
+    }
+    const pid = current.postgres.pid;
+    for (const target of [pid, ...childrenOf(pid)]) process.kill(target, `SIG${signal}`);
+  };
 
   let databases = 0;
   return {
     url,
     port,
-    pid: postgres.pid,
+    get pid() {
+      if (current === null) throw new Error("the PostgreSQL test server is halted");
+      return current.postgres.pid;
+    },
     stop,
+    async halt() {
+      if (stopped || current === null) return;
+      const running = current;
+      current = null;
+      await end(running);
+    },
+    async resume() {
+      if (stopped) throw new Error("the PostgreSQL test server was stopped; start a new one");
+      if (current === null) current = await run();
+    },
+    freeze() {
+      signalAll("STOP");
+    },
+    thaw() {
+      signalAll("CONT");
+    },
     async createDatabase(name) {
       databases += 1;
       const database = name ?? `test_${databases}_${process.pid}`;
@@ -177,6 +235,23 @@ async function launch(
       return `postgres://postgres@127.0.0.1:${port}/${database}`;
     },
   };
+}
+
+/** Process ids whose parent is `pid`, from /proc (Linux; no procps needed). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // stat is "pid (comm) state ppid …"; comm may hold spaces and parentheses, so read after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return children;
 }
 
 /** The newest installed PostgreSQL's bin folder (Debian keeps them in /usr/lib/postgresql/<major>/bin), or PATH. */

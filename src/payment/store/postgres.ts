@@ -11,11 +11,15 @@
  * pooled connection, expires after `ttlMs` by the database's clock (the same clock for every
  * replica, whatever theirs say), and costs one round trip without a disk flush.
  *
- * Connection failures reject the call (the payment core answers 500/503 and charges nothing).
+ * Connection failures reject the call with LedgerUnavailableError: the payment core refuses the
+ * payment before any facilitator call (503 with Retry-After, nothing charged), or, after a
+ * settlement, answers 500 saying the money moved. The pool connects again on the next call once
+ * the server is back: replicas need no restart.
  */
 import { SQL } from "bun";
 import { randomUUID } from "node:crypto";
-import type { Claim, PaymentRecord, PaymentStore, PaymentTotal, SettlementAttempt } from "../store.ts";
+import { LedgerUnavailableError } from "../../errors.ts";
+import type { Claim, PaymentRecord, PaymentStore, PaymentTotal, Settlement, SettlementAttempt } from "../store.ts";
 import { createSchema } from "./postgres-schema.ts";
 import { postgresConnection, postgresLocation } from "./postgres-url.ts";
 import { alreadyRecorded, noAttemptInProgress } from "./refusals.ts";
@@ -26,6 +30,12 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Seconds to wait for a connection (default 10). */
   connectionTimeoutSeconds?: number;
+  /**
+   * Longest one call may wait for the server (default 10 s) before the ledger counts as unreachable:
+   * a server that stops answering without closing its connections (frozen, or behind a network
+   * partition) would otherwise hold every paid request forever.
+   */
+  callTimeoutMs?: number;
 }
 
 interface Row {
@@ -70,11 +80,12 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       asset, network, payer, pay_to, tx_hash, payment_key, payment_id, valid_before::text AS valid_before, signed_payload
     FROM arrow402_payments`;
   const since = (filter?: { since?: Date }) => filter?.since ?? new Date(0);
+  const reachable = reachableWithin(options.callTimeoutMs ?? 10_000);
   let closed = false;
 
   return {
     location,
-    async claim(paymentKey, ttlMs) {
+    claim: reachable(async (paymentKey: string, ttlMs: number) => {
       const holder = randomUUID();
       const taken = await sql`
         INSERT INTO arrow402_claims (payment_key, holder, expires_at)
@@ -85,24 +96,24 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       if (taken.length !== 1) return null;
       let released = false;
       const claim: Claim = {
-        async release() {
+        release: reachable(async () => {
           if (released) return;
           // Only our own claim: after expiry another request may hold the key.
           await sql`DELETE FROM arrow402_claims WHERE payment_key = ${paymentKey} AND holder = ${holder}`;
           released = true;
-        },
+        }),
       };
       return claim;
-    },
-    async find(paymentKey) {
+    }),
+    find: reachable(async (paymentKey: string) => {
       const [row] = (await sql`${select()} WHERE payment_key = ${paymentKey}`) as Row[];
       return row === undefined ? undefined : toRecord(row);
-    },
-    async findByPaymentId(paymentId) {
+    }),
+    findByPaymentId: reachable(async (paymentId: string) => {
       const [row] = (await sql`${select()} WHERE payment_id = ${paymentId}`) as Row[];
       return row === undefined ? undefined : toRecord(row);
-    },
-    async begin(attempt: SettlementAttempt) {
+    }),
+    begin: reachable(async (attempt: SettlementAttempt) => {
       // Strict: DO NOTHING on either unique key (payment_key, payment_id), then refused.
       const inserted = await sql`
         INSERT INTO arrow402_payments (status, settled_at, table_name, resource_url, query, rows, amount, asset, network,
@@ -114,8 +125,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
         ON CONFLICT DO NOTHING
         RETURNING id`;
       if (inserted.length !== 1) throw alreadyRecorded(attempt);
-    },
-    async confirm(paymentKey, settlement) {
+    }),
+    confirm: reachable(async (paymentKey: string, settlement: Settlement) => {
       // synchronous_commit=off for this one statement's transaction (set_config(…, true) lasts
       // until its commit): committed before we return, without waiting for the WAL flush. A
       // database crash in the next moment can only turn the row back into `settling`, the attempt
@@ -127,19 +138,19 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
         FROM no_flush
         WHERE payment_key = ${paymentKey} AND status = 'settling'`;
       if (updated.count !== 1) throw noAttemptInProgress(paymentKey);
-    },
-    async abandon(paymentKey) {
+    }),
+    abandon: reachable(async (paymentKey: string) => {
       await sql`DELETE FROM arrow402_payments WHERE payment_key = ${paymentKey} AND status = 'settling'`;
-    },
-    async list(filter) {
+    }),
+    list: reachable(async (filter?: { since?: Date }) => {
       const rows = (await sql`${select()} WHERE status = 'settled' AND settled_at >= ${since(filter)} ORDER BY settled_at, id`) as Row[];
       return rows.map(toRecord);
-    },
-    async unconfirmed() {
+    }),
+    unconfirmed: reachable(async () => {
       const rows = (await sql`${select()} WHERE status = 'settling' ORDER BY settled_at, id`) as Row[];
       return rows.map(toRecord);
-    },
-    async totals(filter) {
+    }),
+    totals: reachable(async (filter?: { since?: Date }) => {
       // An asset is one token whatever the case of its address; shown in its smallest spelling (byte order).
       const rows = (await sql`
         SELECT table_name, network, min(asset COLLATE "C") AS asset, count(*)::int AS payments, sum(amount)::text AS amount
@@ -155,16 +166,62 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
           amount: BigInt(row.amount),
         })),
       );
-    },
-    async ping() {
+    }),
+    ping: reachable(async () => {
       await sql`SELECT 1`;
-    },
+    }),
     async close() {
       if (closed) return;
       closed = true;
       await sql.close();
     },
   };
+}
+
+/**
+ * Bun's codes for a connection that could not be made or was lost, and the SQLSTATEs of a server
+ * that is shutting down, starting or out of connections (class 08, 57P01–57P03, 53300): the
+ * ledger is unreachable for now, which is not the statement's fault.
+ */
+const UNREACHABLE_CODES = new Set([
+  "ERR_POSTGRES_CONNECTION_CLOSED",
+  "ERR_POSTGRES_CONNECTION_FAILED",
+  "ERR_POSTGRES_CONNECTION_REFUSED",
+  "ERR_POSTGRES_CONNECTION_TIMEOUT",
+  "ERR_POSTGRES_IDLE_TIMEOUT",
+  "ERR_POSTGRES_LIFETIME_TIMEOUT",
+]);
+const UNREACHABLE_STATES = /^(08...|57P0[123]|53300)$/;
+
+function isUnreachable(error: unknown): boolean {
+  if (!(error instanceof SQL.PostgresError)) return false;
+  return UNREACHABLE_CODES.has(error.code) || (error.errno !== undefined && UNREACHABLE_STATES.test(error.errno));
+}
+
+/**
+ * Store methods with an unreachable server reported as LedgerUnavailableError (503, nothing
+ * charged), also when it does not answer within `timeoutMs`. A statement given up on may still run
+ * once the server answers again; each is safe then: a late claim expires, a late attempt is an
+ * unconfirmed attempt that was never sent to /settle (presented again or reconciled, it is settled
+ * or removed), a late confirmation records what happened.
+ */
+function reachableWithin(timeoutMs: number) {
+  return <A extends unknown[], R>(method: (...args: A) => Promise<R>): ((...args: A) => Promise<R>) =>
+    async (...args) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const silent = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new LedgerUnavailableError({ cause: new Error(`no answer within ${timeoutMs} ms`) })), timeoutMs);
+      });
+      const work = method(...args);
+      work.catch(() => {}); // given up on: its late failure is nobody's to handle
+      try {
+        return await Promise.race([work, silent]);
+      } catch (error) {
+        throw isUnreachable(error) ? new LedgerUnavailableError({ cause: error }) : error;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
 }
 
 function toRecord(row: Row): PaymentRecord {
