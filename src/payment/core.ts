@@ -39,6 +39,8 @@ export interface PaidWork {
   /** The SQL for a query; null for the metadata endpoint. */
   query: string | null;
   resource: PaidResource;
+  /** x402 extensions advertised in every 402 of this work (payment/extensions.ts). */
+  extensions?: Record<string, unknown>;
   /** The decoded, well-formed payment, or null when none was sent. */
   payload: ExactPaymentPayload | null;
   /** `SELECT count(*)` over the query (cached by the query service), for per_row prices. */
@@ -100,7 +102,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
 
   function required(work: PaidWork, offers: Offer[], reason: PaymentRefusal, error: string): PaymentOutcome {
     emit({ type: "payment.refused", table: work.tableName, reason, detail: error });
-    return { kind: "payment-required", body: paymentRequiredBody(work.resource, offers, error) };
+    return { kind: "payment-required", body: paymentRequiredBody(work.resource, offers, error, work.extensions) };
   }
 
   /** 402 with the current offers, or free when there is nothing to pay. */
