@@ -36,7 +36,7 @@ describe("bazaar", () => {
   ])("%s: info validates against its schema and the spec's rules", (_, extensions) => {
     const bazaar = extensions.bazaar as DiscoveryExtension;
     expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
-    expect(validateDiscoveryExtensionSpec(bazaar)).toEqual({ valid: true });
+    expect(validateDiscoveryExtensionSpec(extensions.bazaar as Record<string, unknown>)).toEqual({ valid: true });
   });
 
   test("a query is an HTTP GET whose query parameter is its SQL; the output is the Arrow stream with its schema as the example", () => {
