@@ -10,11 +10,13 @@ import { errorResponse } from "./errors.ts";
 import type { PaymentCore } from "./payment/core.ts";
 import { ClientConcurrency, clientAddressOf } from "./routes/client-limit.ts";
 import { addCorsHeaders, preflightResponse } from "./routes/cors.ts";
+import { createMcpHandler } from "./mcp/server.ts";
 import { dashboardRoutes } from "./routes/dashboards.ts";
 import { discoveryDocument } from "./routes/discovery.ts";
 import { handleQuery } from "./routes/query.ts";
 import { handleTable } from "./routes/table.ts";
 import { createQueryService } from "./service/query-service.ts";
+import { createTableService } from "./service/table-service.ts";
 import { cachedValidator } from "./sql/cache.ts";
 
 export interface AppDeps {
@@ -31,6 +33,8 @@ export function createApp(deps: AppDeps) {
   const { config, catalog } = deps;
   const discovery = () => Response.json(discoveryDocument(config, catalog, deps.version));
   const queries = createQueryService({ ...deps, validate: cachedValidator(catalog, config.limits) });
+  const tables = createTableService(deps);
+  const mcp = createMcpHandler({ config, catalog, queries, tables, version: deps.version });
   const perClient = new ClientConcurrency(config.limits.maxConcurrentPerClient);
   const clientOf = (request: Request) => clientAddressOf(request, deps.peerAddress?.(request) ?? null, config.server.trustProxy);
   const withCors = (request: Request, response: Response) => addCorsHeaders(response.headers, config.server.corsOrigins, request.headers.get("origin"));
@@ -52,8 +56,12 @@ export function createApp(deps: AppDeps) {
     .get("/api", discovery)
     .get("/api/", discovery)
     // Elysia gives a null parameter for a path segment that is not valid percent-encoding.
-    .get("/api/table/:name", ({ params, request }) => handleTable(deps, params.name as string | null, request))
+    .get("/api/table/:name", ({ params, request }) => handleTable({ config, tables }, params.name as string | null, request))
     .get("/api/query", ({ request }) => perClient.guard(clientOf(request), (track) => handleQuery({ config, queries }, request, track)))
+    // MCP (DESIGN.md §12): a POST is one JSON-RPC exchange, a query among them.
+    .post("/mcp", ({ request }) => perClient.guard(clientOf(request), () => mcp(request)))
+    .get("/mcp", ({ request }) => mcp(request))
+    .delete("/mcp", ({ request }) => mcp(request))
     .use(dashboardRoutes(config.dashboards));
 }
 

@@ -72,7 +72,8 @@ async function payment(accepted: any): Promise<string> {
     x402Version: 2,
     accepted,
     payload: { signature, authorization },
-    resource: { url: "http://localhost:4021/api/query", description: "", mimeType: "application/vnd.apache.arrow.stream" },
+    // The resource the offers were quoted for (the only query these cases pay for).
+    resource: { url: `http://localhost:4021${q("SELECT id FROM items")}`, description: "", mimeType: "application/vnd.apache.arrow.stream" },
   };
   return btoa(JSON.stringify(payload));
 }

@@ -26,6 +26,7 @@ export const DEFAULTS = {
   maxQueryBytes: 16_384,
   maxConcurrentPerClient: 0,
   sendTimeoutMs: 60_000,
+  mcpMaxRows: 1_000,
   dashboardsRoot: "./dashboards",
 } as const;
 
@@ -206,6 +207,7 @@ export const ConfigSchema = Type.Object(
             Count("queries one client address may run at once (0: no limit)", 0, { default: DEFAULTS.maxConcurrentPerClient }),
           ),
           send_timeout_ms: Type.Optional(Count("longest a response waits for its client to read", 1, { default: DEFAULTS.sendTimeoutMs })),
+          mcp_max_rows: Type.Optional(Count("most rows one MCP query call may return", 1, { default: DEFAULTS.mcpMaxRows })),
         },
         closed,
       ),

@@ -112,6 +112,8 @@ export interface Config {
     maxConcurrentPerClient: number;
     /** A response whose client reads nothing for this long is cut. */
     sendTimeoutMs: number;
+    /** Most rows one MCP `query` call may return (a larger result is refused, never truncated). */
+    mcpMaxRows: number;
   };
   /** JSON-RPC endpoints by chain id (built-in defaults included), to confirm settlements on chain. */
   rpcUrls: Record<number, string>;

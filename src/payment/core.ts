@@ -10,7 +10,8 @@
  *   1. its authorization lives no longer than an offer allows (before anything else);
  *   2. the one-request-per-payment claim (shared by every replica through the store);
  *   3. a payment already recorded: served again (replays.ts), or recovered from the chain;
- *   4. `accepted` equals a current offer (per_row offers priced from the cached count);
+ *   4. the payment was quoted for this resource, and `accepted` equals a current offer (per_row
+ *      offers priced from the cached count);
  *   5. local checks: recipient, amount, time window, EIP-712 signature (local-checks.ts);
  *   — none of these cost more than a quote; a payment that can never settle buys no scan —
  *   6. the attempt is committed while the facilitator verifies; a provably cheap fixed-price
@@ -39,6 +40,8 @@ export interface PaidWork {
   /** The SQL for a query; null for the metadata endpoint. */
   query: string | null;
   resource: PaidResource;
+  /** x402 extensions advertised in every 402 of this work (payment/extensions.ts). */
+  extensions?: Record<string, unknown>;
   /** The decoded, well-formed payment, or null when none was sent. */
   payload: ExactPaymentPayload | null;
   /** `SELECT count(*)` over the query (cached by the query service), for per_row prices. */
@@ -100,7 +103,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
 
   function required(work: PaidWork, offers: Offer[], reason: PaymentRefusal, error: string): PaymentOutcome {
     emit({ type: "payment.refused", table: work.tableName, reason, detail: error });
-    return { kind: "payment-required", body: paymentRequiredBody(work.resource, offers, error) };
+    return { kind: "payment-required", body: paymentRequiredBody(work.resource, offers, error, work.extensions) };
   }
 
   /** 402 with the current offers, or free when there is nothing to pay. */
@@ -113,6 +116,9 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
 
   /** A payment with no settled record: match, check, verify, work, settle, record. */
   async function pay(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, resumed: boolean): Promise<PaymentOutcome> {
+    // x402 clients copy the 402's `resource` into the payload: a payment quoted for one resource
+    // (for a query, its SQL) pays for no other, even at the same price (DESIGN.md §6, §12).
+    if (payload.resource !== undefined && payload.resource.url !== work.resource.url) return quote(work, "other-resource", MSG.quotedForOther);
     // A fixed offer needs no count; anything else is priced from the (cached) count.
     let offers = offersWithoutWork(work);
     let offer = findOffer(offers, payload.accepted);

@@ -12,6 +12,7 @@ export const PAYMENT_MESSAGES = {
   notSettled: (reason: string) =>
     `The payment was verified but could not be settled (${reason}), so nothing was charged: check the payer's balance, then sign a new payment.`,
   otherResource: "This payment was already settled for another resource: sign a new payment for this one.",
+  quotedForOther: `This payment was signed for another resource (its resource.url differs): ${SIGN}; the offers here are for this resource.`,
   replayExpired: (seconds: number) =>
     `This payment was settled more than ${seconds} seconds ago; a settled payment is served again only within that time: sign a new payment to request this resource again.`,
   replayRowsChanged: (paid: number, now: number) =>

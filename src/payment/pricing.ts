@@ -104,13 +104,15 @@ export interface PaymentRequiredBody {
   error: string;
   resource: PaidResource;
   accepts: PaymentRequirements[];
+  /** x402 V2 extensions the server advertises (payment/extensions.ts). */
+  extensions?: Record<string, unknown>;
 }
 
 /**
  * The 402 body. For per_row offers the description ends with ` - N rows` (DESIGN.md §6), so the
  * client sees what it is paying for; `error` is a sentence saying what to do next.
  */
-export function paymentRequiredBody(resource: PaidResource, offers: Offer[], error: string): PaymentRequiredBody {
+export function paymentRequiredBody(resource: PaidResource, offers: Offer[], error: string, extensions?: Record<string, unknown>): PaymentRequiredBody {
   const rows = offers.find((offer) => offer.rows !== null)?.rows;
   const description = rows === undefined || rows === null ? resource.description : `${resource.description} - ${rows} rows`;
   return {
@@ -118,6 +120,7 @@ export function paymentRequiredBody(resource: PaidResource, offers: Offer[], err
     error,
     resource: { url: resource.url, description, mimeType: resource.mimeType },
     accepts: offers.map((offer) => offer.requirement),
+    ...(extensions === undefined ? {} : { extensions }),
   };
 }
 

@@ -34,9 +34,10 @@ export function preflightResponse(origins: string[], requestOrigin: string | nul
     status: 204,
     headers: {
       ...corsHeaders(origins, requestOrigin),
-      "access-control-allow-methods": "GET, OPTIONS",
+      // POST: MCP (DESIGN.md §12), whose clients send Mcp-Protocol-Version (and Mcp-Session-Id when they have one).
+      "access-control-allow-methods": "GET, POST, OPTIONS",
       // @x402/fetch's paid retry also sends an Access-Control-Expose-Headers request header.
-      "access-control-allow-headers": "PAYMENT-SIGNATURE, Access-Control-Expose-Headers, Content-Type",
+      "access-control-allow-headers": "PAYMENT-SIGNATURE, Access-Control-Expose-Headers, Content-Type, Mcp-Protocol-Version, Mcp-Session-Id",
       "access-control-max-age": "600",
     },
   });

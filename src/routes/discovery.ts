@@ -22,6 +22,12 @@ export function discoveryDocument(config: Config, catalog: Catalog, version: str
           "Run a Simplified SQL query (?query=SELECT ... FROM <table> ...); paid tables answer 402 with x402 V2 payment options.",
         response_format: ARROW_STREAM,
       },
+      "POST /mcp": {
+        description:
+          "MCP (Streamable HTTP, stateless) for AI agents: tools list_tables, describe_table and query; paid tools follow the x402 V2 MCP transport " +
+          `(payment in _meta["x402/payment"]); one query call returns at most ${Math.min(config.limits.mcpMaxRows, config.limits.maxRows)} rows.`,
+        response_format: "application/json",
+      },
     },
     tables: catalog.tables.map((table) => ({
       name: table.name,

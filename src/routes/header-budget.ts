@@ -37,20 +37,24 @@ const DESCRIPTION_SUFFIX = " - 9999999999999999 rows";
  */
 const OTHER_HEADERS_BYTES = 1024;
 
-/** Bytes of the paid retry's request head, at most (the largest offer is the one signed). */
-export function paidRetryHeadBytes(pathAndQuery: string, resource: PaidResource, offers: PaymentRequirements[]): number {
+/**
+ * Bytes of the paid retry's request head, at most (the largest offer is the one signed). x402
+ * clients echo the 402's `extensions` into the payload (payment/extensions.ts), so they count too.
+ */
+export function paidRetryHeadBytes(pathAndQuery: string, resource: PaidResource, offers: PaymentRequirements[], extensions?: Record<string, unknown>): number {
   const longest = Math.max(0, ...offers.map((offer) => JSON.stringify(offer).length));
   const quoted = { ...resource, description: resource.description + DESCRIPTION_SUFFIX };
-  const payloadBytes = Buffer.byteLength(JSON.stringify({ ...SIGNED, resource: quoted, accepted: {} }), "utf8") + longest;
+  const payloadBytes = Buffer.byteLength(JSON.stringify({ ...SIGNED, resource: quoted, accepted: {}, extensions }), "utf8") + longest;
   const signatureBytes = Math.ceil(payloadBytes / 3) * 4;
   return `GET ${pathAndQuery} HTTP/1.1\r\n`.length + `PAYMENT-SIGNATURE: \r\n`.length + signatureBytes + OTHER_HEADERS_BYTES;
 }
 
 /** Throws a 400 when a paid retry of this request could not reach the server. */
-export function checkPaidRetryFits(pathAndQuery: string, resource: PaidResource, offers: PaymentRequirements[]): void {
-  const excess = paidRetryHeadBytes(pathAndQuery, resource, offers) - maxHeaderSize;
+export function checkPaidRetryFits(pathAndQuery: string, resource: PaidResource, offers: PaymentRequirements[], extensions?: Record<string, unknown>): void {
+  const excess = paidRetryHeadBytes(pathAndQuery, resource, offers, extensions) - maxHeaderSize;
   if (excess <= 0) return;
-  // Each byte of the URL costs one byte in the request line and 4/3 in the base64 payload.
+  // Each byte of the URL costs one byte in the request line and 4/3 in the base64 payload; the
+  // SQL's text in the bazaar extension costs 4/3 more, so this many bytes fewer is always enough.
   const shorten = Math.ceil(excess / (1 + 4 / 3));
   throw new BadRequestError(
     `The query is too long to be paid for: a paid request repeats its URL inside the PAYMENT-SIGNATURE header, ` +

@@ -8,6 +8,7 @@
  */
 import type { Config, PriceTag } from "../config/types.ts";
 import { BadRequestError } from "../errors.ts";
+import type { Extensions } from "../payment/extensions.ts";
 import { requirementFor, type PaidResource } from "../payment/pricing.ts";
 import { PAYMENT_SIGNATURE, decodePaymentSignature } from "../payment/wire.ts";
 import type { QueryService } from "../service/query-service.ts";
@@ -41,11 +42,11 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
     payment: header === null ? null : decodePaymentSignature(header),
     signal: request.signal,
     // A request that carries a payment fitted; an unpaid one is quoted only if its paid retry will.
-    beforeQuote: (resource: PaidResource, tags: PriceTag[]) => {
+    beforeQuote: (resource: PaidResource, tags: PriceTag[], extensions: Extensions) => {
       const offers = tags
         .filter((tag) => tag.type !== "metadata_price")
         .map((tag) => requirementFor(tag, LARGEST_AMOUNT, { maxTimeoutSeconds: deps.config.payment.maxTimeoutSeconds }));
-      checkPaidRetryFits(pathAndQuery, resource, offers);
+      checkPaidRetryFits(pathAndQuery, resource, offers, extensions);
     },
   });
   if (answer.kind === "payment-required") return paymentRequiredResponse(answer.body, answer.settlement);

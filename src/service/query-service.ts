@@ -9,10 +9,12 @@
  * the run the payment was checked against until settlement, and "free because empty" delivers the
  * empty result the count found, never a second read.
  */
+import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config, PriceTag } from "../config/types.ts";
 import type { QueryExecutor, QueryResult } from "../db/execute.ts";
 import { BadRequestError } from "../errors.ts";
 import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
+import { queryExtensions, type Extensions } from "../payment/extensions.ts";
 import type { ExactPaymentPayload } from "../payment/payload.ts";
 import type { PaidResource, PaymentRequiredBody } from "../payment/pricing.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
@@ -38,7 +40,19 @@ export interface QueryRun {
   /** Aborted when the client has gone away. */
   signal?: AbortSignal;
   /** Called before an unpaid request on a paid table is quoted (the HTTP binding checks its retry will fit). */
-  beforeQuote?: (resource: PaidResource, tags: PriceTag[]) => void;
+  beforeQuote?: (resource: PaidResource, tags: PriceTag[], extensions: Extensions) => void;
+  /**
+   * A transport's own cap on the rows of one answer (MCP: `limits.mcp_max_rows`), below max_rows.
+   * A larger result is refused, never truncated, and always before any payment is taken: a per_row
+   * quote knows the count, and a fixed-price query is counted before it is quoted or paid.
+   */
+  rowCap?: RowCap;
+}
+
+export interface RowCap {
+  max: number;
+  /** The refusal's message for a result of `rows` rows: what to do instead. */
+  refusal(rows: number): string;
 }
 
 export type QueryAnswer =
@@ -52,14 +66,33 @@ export interface QueryService {
 export function createQueryService(deps: QueryServiceDeps): QueryService {
   const { config, executor } = deps;
 
-  /** The per_row quote's row count; a result over max_rows would be refused once paid, so it is refused now. */
-  async function countWithinLimit(query: ValidatedQuery): Promise<number> {
-    const rows = await executor.count(query);
+  /** Refuses a result of `rows` rows when it is over max_rows or the transport's cap. */
+  function checkRows(rows: number, cap: RowCap | undefined): void {
     const max = config.limits.maxRows;
     if (rows > max) {
       throw new BadRequestError(`The result has ${rows} rows, more than the limit of ${max}: add a WHERE condition or a LIMIT of at most ${max}`);
     }
+    if (cap !== undefined && rows > cap.max) throw new BadRequestError(cap.refusal(rows));
+  }
+
+  /** The per_row quote's row count; a result over the limits would be refused once paid, so it is refused now. */
+  async function countWithinLimit(query: ValidatedQuery, cap: RowCap | undefined): Promise<number> {
+    const rows = await executor.count(query);
+    checkRows(rows, cap);
     return rows;
+  }
+
+  /** Under a cap, a query that its LIMIT does not bound is counted (cached) before anything is priced. */
+  async function checkCap(query: ValidatedQuery, cap: RowCap | undefined): Promise<void> {
+    if (cap === undefined || (query.limit !== null && query.limit <= cap.max)) return;
+    await countWithinLimit(query, cap);
+  }
+
+  /** The whole result, refused if it is over the limits (the data may have changed since a count). */
+  async function collectWithinLimit(query: ValidatedQuery, cap: RowCap | undefined, format: OutputFormat): Promise<{ result: QueryResult; rows: number }> {
+    const buffered = await executor.collect(query, format);
+    checkRows(buffered.rows, cap);
+    return { result: { complete: buffered.chunks, rows: buffered.rows }, rows: buffered.rows };
   }
 
   return {
@@ -69,9 +102,20 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       const format = request.format ?? DEFAULT_FORMAT;
       const data = (result: QueryResult, receipt: SettlementReceipt | null): QueryAnswer => ({ kind: "data", table, format, result, receipt });
       const tags = query.table.config.priceTags;
-      if (!tags.some((tag) => tag.type !== "metadata_price")) return data(await executor.stream(query, format), null);
+      const cap = request.rowCap;
+      await checkCap(query, cap);
+      // Under a cap the whole (small) result is read and checked; otherwise it streams.
+      const deliver = async () => (cap === undefined ? executor.stream(query, format) : (await collectWithinLimit(query, cap, format)).result);
+      if (!tags.some((tag) => tag.type !== "metadata_price")) return data(await deliver(), null);
       const resource = { url: request.resourceUrl, description: config.payment.defaultDescription, mimeType: format.mediaType };
-      if (request.payment === null) request.beforeQuote?.(resource, tags);
+      const extensions = queryExtensions({
+        sql: request.sql,
+        maxQueryBytes: config.limits.maxQueryBytes,
+        mediaType: format.mediaType,
+        // Where the schema itself is sold, a 402 must not give it away (DESIGN.md §6, §13).
+        fields: tags.some((tag) => tag.type === "metadata_price") ? null : exampleFields(query),
+      });
+      if (request.payment === null) request.beforeQuote?.(resource, tags, extensions);
 
       let held: { result: QueryResult; rows: number } | null = null;
       let counted: number | null = null;
@@ -80,15 +124,13 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         tableName: table,
         query: request.sql,
         resource,
+        extensions,
         payload: request.payment,
         signal: request.signal,
-        countRows: async () => (counted = await countWithinLimit(query)),
+        countRows: async () => (counted = await countWithinLimit(query, cap)),
         executeEarly: executor.isSmall(query),
-        execute: async () => {
-          const buffered = await executor.collect(query, format);
-          held = { result: { complete: buffered.chunks, rows: buffered.rows }, rows: buffered.rows };
-          return buffered.rows;
-        },
+        // A result over the limits fails here, after /verify and before /settle: never charged.
+        execute: async () => (held = await collectWithinLimit(query, cap, format)).rows,
       });
       if (outcome.kind === "payment-required") return { kind: "payment-required", body: outcome.body, settlement: outcome.settlement };
       const receipt = outcome.kind === "paid" ? outcome.receipt : null;
@@ -96,7 +138,12 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       // Free without running the query: the count that priced it found no rows, so the answer is
       // that empty result; otherwise nothing was priced from the data (a zero price) and it streams.
       if (counted === 0) return data(executor.empty(query, format), receipt);
-      return data(await executor.stream(query, format), receipt);
+      return data(await deliver(), receipt);
     },
   };
+}
+
+/** The result's Arrow fields, as the table endpoint describes them (DESIGN.md §3). */
+function exampleFields(query: ValidatedQuery) {
+  return query.columns.map(({ name, column }) => ({ name, data_type: arrowTypeFor(column.kind).toString(), nullable: column.nullable }));
 }

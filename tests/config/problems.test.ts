@@ -22,6 +22,8 @@ const CASES: [string, unknown, string, string][] = [
   ["limits below 1", minimal({ limits: { query_timeout_ms: 0 } }), "limits.query_timeout_ms", "at least 1"],
   ["per-client limit negative", minimal({ limits: { max_concurrent_per_client: -1 } }), "limits.max_concurrent_per_client", "at least 0"],
   ["send timeout zero", minimal({ limits: { send_timeout_ms: 0 } }), "limits.send_timeout_ms", "at least 1"],
+  ["MCP row cap zero", minimal({ limits: { mcp_max_rows: 0 } }), "limits.mcp_max_rows", "at least 1"],
+  ["MCP row cap not whole", minimal({ limits: { mcp_max_rows: "many" } }), "limits.mcp_max_rows", "write a whole number"],
   ["trust_proxy not a header name", minimal({ server: { trust_proxy: "X Forwarded For" } }), "server.trust_proxy", "not an HTTP header name"],
   ["rpc_urls keyed by name", minimal({ rpc_urls: { base: "https://mainnet.base.org" } }), "rpc_urls.base", "not an EVM chain id"],
   ["rpc_urls not a URL", minimal({ rpc_urls: { "8453": "mainnet.base.org" } }), "rpc_urls.8453", "not an http(s) URL"],

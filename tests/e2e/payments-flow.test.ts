@@ -104,6 +104,11 @@ describe("per_row query", () => {
       error: expect.any(String),
       resource: { url, description: `${QUERY_DESCRIPTION} - 7 rows`, mimeType: ARROW_STREAM },
       accepts: [offer(7n * PRICES.perItem.units)],
+      // items sells its schema: the bazaar extension describes the query without an example of it.
+      extensions: {
+        bazaar: { info: { input: { type: "http", method: "GET", queryParams: { query: sql } }, output: { type: "arrow", format: ARROW_STREAM } }, schema: expect.any(Object) },
+        "payment-identifier": { info: { required: false }, schema: expect.any(Object) },
+      },
     });
     // A paid table never leaks data without payment, in the body or the header.
     for (const row of sandbox.sqliteRows(sql)) {

@@ -74,7 +74,7 @@ export interface ServeOptions {
   /** Default: the sandbox's counting proxy. */
   facilitatorUrl?: string;
   facilitatorTimeoutMs?: number;
-  limits?: { max_rows?: number; query_timeout_ms?: number };
+  limits?: { max_rows?: number; query_timeout_ms?: number; mcp_max_rows?: number };
   tables?: unknown[];
 }
 

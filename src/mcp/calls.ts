@@ -1,0 +1,131 @@
+/**
+ * What each MCP tool does (DESIGN.md §12), over the same services as the HTTP routes: `query` is
+ * the query service (the same dialect, limits, prices, payment flow, ledger and replay rules as
+ * `GET /api/query`), `describe_table` the table service (`GET /api/table/{name}`). The payment is
+ * bound to the same resource URL as over HTTP: a query's is the HTTP URL of the same SQL, so a
+ * payment quoted for one query never pays for another, over either transport.
+ */
+import { arrowTypeFor } from "../arrow/types.ts";
+import type { Config } from "../config/types.ts";
+import { describeTablePrices } from "../dashboards/prices.ts";
+import type { Catalog, TableInfo } from "../db/catalog.ts";
+import { parsePaymentPayload, type ExactPaymentPayload } from "../payment/payload.ts";
+import { requiresPayment } from "../routes/pricing-view.ts";
+import type { QueryService } from "../service/query-service.ts";
+import type { TableService } from "../service/table-service.ts";
+import { PAYMENT_META, dataResult, paymentRequiredResult } from "./results.ts";
+import { queryRows } from "./rows.ts";
+import { toolArguments, type ToolName } from "./tools.ts";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+export interface ToolCallDeps {
+  config: Config;
+  catalog: Catalog;
+  queries: QueryService;
+  tables: TableService;
+}
+
+export interface ToolCall {
+  tool: ToolName;
+  arguments: unknown;
+  /** `params._meta` of the request, where the payment travels. */
+  meta: Record<string, unknown> | undefined;
+  signal: AbortSignal;
+}
+
+/** The place a malformed payment is named in messages. */
+const PAYMENT_SOURCE = `MCP _meta["${PAYMENT_META}"]`;
+
+/**
+ * The query's HTTP URL exactly as an HTTP client sends it for this SQL (encodeURIComponent, then
+ * the WHATWG URL normalisation every fetch applies, e.g. `'` → `%27`), and so the resource the
+ * HTTP route binds the same SQL's payment to.
+ */
+export function httpQueryUrl(baseUrl: string, sql: string): string {
+  const { pathname, search } = new URL(`http://server/api/query?query=${encodeURIComponent(sql)}`);
+  return baseUrl + pathname + search;
+}
+
+/** The table endpoint's URL for `name`, as an HTTP client sends it. */
+export function httpTableUrl(baseUrl: string, name: string): string {
+  return baseUrl + new URL(`http://server/api/table/${encodeURIComponent(name)}`).pathname;
+}
+
+/** The most rows one MCP query call may return: `limits.mcp_max_rows`, never above `max_rows`. */
+export function mcpRowCap(config: Config): number {
+  return Math.min(config.limits.mcpMaxRows, config.limits.maxRows);
+}
+
+export function createToolCalls(deps: ToolCallDeps) {
+  const { config } = deps;
+  const cap = mcpRowCap(config);
+  const paymentOf = (meta: Record<string, unknown> | undefined): ExactPaymentPayload | null => {
+    const value = meta?.[PAYMENT_META];
+    return value === undefined || value === null ? null : parsePaymentPayload(value, PAYMENT_SOURCE);
+  };
+
+  const calls: Record<ToolName, (call: ToolCall) => Promise<CallToolResult>> = {
+    async list_tables(call) {
+      toolArguments("list_tables", call.arguments);
+      return dataResult({ tables: deps.catalog.tables.map(tableSummary), query_row_limit: cap });
+    },
+
+    async describe_table(call) {
+      const { name } = toolArguments("describe_table", call.arguments);
+      const answer = await deps.tables.describe({
+        name,
+        resourceUrl: httpTableUrl(config.server.baseUrl, name),
+        // Read only for a table that sells its metadata, as the HTTP route reads its header.
+        get payment() {
+          return paymentOf(call.meta);
+        },
+        signal: call.signal,
+      });
+      if (answer.kind === "payment-required") return paymentRequiredResult(answer.body, answer.settlement);
+      return dataResult(answer.document, answer.receipt);
+    },
+
+    async query(call) {
+      const { sql } = toolArguments("query", call.arguments);
+      const resourceUrl = httpQueryUrl(config.server.baseUrl, sql);
+      const answer = await deps.queries.run({
+        sql,
+        resourceUrl,
+        payment: paymentOf(call.meta),
+        signal: call.signal,
+        rowCap: {
+          max: cap,
+          refusal: (rows) =>
+            `The result has ${rows} rows, more than the ${cap} one MCP call may return (limits.mcp_max_rows); nothing was charged. ` +
+            `Add a WHERE condition or a LIMIT of at most ${cap}, or download the whole result as Apache Arrow over HTTP ` +
+            `(paid the same way, with x402): GET ${resourceUrl}`,
+        },
+      });
+      if (answer.kind === "payment-required") return paymentRequiredResult(answer.body, answer.settlement);
+      return dataResult({ ...(await queryRows(answer.result)) }, answer.receipt);
+    },
+  };
+
+  return (call: ToolCall) => calls[call.tool](call);
+}
+
+/** A table for `list_tables`: where the schema is sold, its columns are not given away. */
+function tableSummary(table: TableInfo) {
+  const tags = table.config.priceTags;
+  const schemaSold = tags.some((tag) => tag.type === "metadata_price");
+  return {
+    name: table.name,
+    description: table.config.description,
+    requires_payment: requiresPayment(tags),
+    prices: describeTablePrices(table.config),
+    columns: schemaSold
+      ? null
+      : table.columns.map((column) => ({
+          name: column.name,
+          type: arrowTypeFor(column.kind).toString(),
+          nullable: column.nullable,
+          ...(column.description ? { description: column.description } : {}),
+        })),
+    ...(schemaSold ? { columns_note: "This table sells its schema: describe_table returns the columns once paid." } : {}),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * A query result as MCP's `structuredContent` (DESIGN.md §12): `{columns: [{name, type}], rows:
+ * [[…]], row_count}`, read back from the Arrow IPC stream the query service delivered, so an agent
+ * gets exactly the values an HTTP buyer gets. Values are those of the JSON format
+ * (formats/json-values.ts, formats/json.ts): int64 a number while it is a safe integer and its exact
+ * digits beyond 2^53 (a raw JSON number, never rounded, never a string), dates `YYYY-MM-DD`,
+ * timestamps ISO-8601 UTC with milliseconds, blobs base64, floats the shortest text that reads back
+ * (`-0`, and `1e999` / `-1e999` for the infinities JSON has no literal for).
+ *
+ * Int64, Date32 and Timestamp values are read from the column's buffers rather than through
+ * apache-arrow's `get`, which turns timestamps into numbers and throws beyond 2^53.
+ */
+import { RecordBatchReader, type Vector } from "apache-arrow";
+import type { QueryResult } from "../db/execute.ts";
+import type { JsonCell, RawJson } from "../formats/json-values.ts";
+import { isoDate, isoTimestamp } from "../formats/iso.ts";
+import { base64, floatText } from "../formats/text-values.ts";
+import { jsonFloat } from "../formats/json.ts";
+import { concatBytes } from "../formats/encoder.ts";
+
+export interface ResultColumn {
+  name: string;
+  /** The Arrow type as the HTTP endpoint streams it (`DataType.toString()`, DESIGN.md §3). */
+  type: string;
+}
+
+export interface QueryRows {
+  columns: ResultColumn[];
+  rows: JsonCell[][];
+  row_count: number;
+}
+
+const rawJSON = (JSON as unknown as { rawJSON(text: string): RawJson }).rawJSON;
+
+/** A cell of a record batch's column (one Data chunk), not null. */
+type CellReader = (vector: Vector, index: number) => JsonCell;
+
+/** By Arrow type name (`DataType.toString()` up to its first `<`); others read through `get`. */
+const READERS: Record<string, CellReader> = {
+  Int64: (vector, i) => int64Cell(valueAt<BigInt64Array>(vector, i)),
+  Float64: (vector, i) => floatCell(valueAt<Float64Array>(vector, i)),
+  Date32: (vector, i) => isoDate(valueAt<Int32Array>(vector, i)),
+  Timestamp: (vector, i) => isoTimestamp(exactNumber(valueAt<BigInt64Array>(vector, i))),
+  Binary: (vector, i) => base64(vector.get(i) as Uint8Array),
+};
+
+/** Utf8 and Bool: apache-arrow's own value (a string, a boolean). */
+const viaGet: CellReader = (vector, i) => vector.get(i) as string | boolean;
+
+/** Decodes a whole (small) result: under the MCP row cap the query service collected it. */
+export async function queryRows(result: QueryResult): Promise<QueryRows> {
+  const bytes = "complete" in result ? result.complete : await collect(result.body);
+  const reader = RecordBatchReader.from(concatBytes(bytes));
+  reader.open();
+  const columns = reader.schema.fields.map((field) => ({ name: field.name, type: String(field.type) }));
+  const readers = columns.map((column) => READERS[column.type.split("<")[0]!] ?? viaGet);
+  const rows: JsonCell[][] = [];
+  for (const batch of reader) {
+    const vectors = columns.map((_, c) => batch.getChildAt(c)!);
+    for (let r = 0; r < batch.numRows; r++) {
+      rows.push(vectors.map((vector, c) => (vector.isValid(r) ? readers[c]!(vector, r) : null)));
+    }
+  }
+  return { columns, rows, row_count: rows.length };
+}
+
+/** The raw value in a record batch's column, whose data is one chunk. */
+function valueAt<T extends { [index: number]: number | bigint }>(vector: Vector, index: number): T[number] {
+  const data = vector.data[0]!;
+  return (data.values as unknown as T)[data.offset + index]!;
+}
+
+function int64Cell(value: bigint): JsonCell {
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : rawJSON(value.toString());
+}
+
+/** `JSON.stringify` writes -0 as `0` and ±Infinity as `null`: those keep their JSON format text. */
+function floatCell(value: number): JsonCell {
+  if (Number.isFinite(value) && !Object.is(value, -0)) return value;
+  if (Number.isNaN(value)) return null;
+  return rawJSON(jsonFloat(floatText(value)));
+}
+
+function exactNumber(value: bigint): number | bigint {
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : value;
+}
+
+async function collect(body: ReadableStream<Uint8Array>): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return chunks;
+}

@@ -1,0 +1,132 @@
+/**
+ * The MCP endpoint as a transport (src/mcp/server.ts), through `app.handle()`: stateless Streamable
+ * HTTP answering JSON, what it refuses and how, the tools' argument checks, the wire form of
+ * values, and the endpoint's place in the discovery document and CORS. Payments are in
+ * tests/e2e/mcp-payments.test.ts, against the devnet.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { buildApp, type BuiltApp } from "../../src/server.ts";
+import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+import { connectMcp, paymentRequiredOf, refusalOf, textOf, type McpSession } from "./support.ts";
+
+const BASE = "http://localhost:4021";
+let built: BuiltApp;
+let mcp: McpSession;
+
+beforeAll(async () => {
+  const dir = tempDir();
+  createTypesDatabase(join(dir, "types.sqlite"));
+  built = await buildApp(typesConfig(dir, { server: { bind: "127.0.0.1:4021", base_url: BASE }, limits: { mcp_max_rows: 3 } }));
+  mcp = await connectMcp(BASE, built.app);
+});
+afterAll(async () => {
+  await mcp.close();
+  await built.close();
+});
+
+/** One JSON-RPC request as a bare POST, the way any Streamable HTTP client sends it. */
+function rpc(method: string, params: unknown, headers: Record<string, string> = {}) {
+  return built.app.handle(
+    new Request(`${BASE}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": LATEST_PROTOCOL_VERSION, ...headers },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params }),
+    }),
+  );
+}
+
+describe("Streamable HTTP, stateless", () => {
+  test("a tools/call is one POST answered with JSON, without initialize and without a session", async () => {
+    const response = await rpc("tools/call", { name: "query", arguments: { sql: "SELECT id, big FROM kinds WHERE id IN (1, 2)" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toStartWith("application/json");
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    const text = await response.text();
+    // int64 beyond 2^53 as exact digits in structuredContent itself, not only in the text copy.
+    expect(text).toContain('"structuredContent":{"columns":[{"name":"id","type":"Int64"},{"name":"big","type":"Int64"}],"rows":[[1,9007199254740993],[2,-9223372036854775808]],"row_count":2}');
+  });
+
+  test.each(["GET", "DELETE", "PUT"])("%s /mcp: 405, Allow: POST, a JSON-RPC error saying to POST", async (method) => {
+    const response = await built.app.handle(new Request(`${BASE}/mcp`, { method, headers: { accept: "text/event-stream" } }));
+    expect(response.status).toBe(method === "PUT" ? 404 : 405);
+    if (method !== "PUT") {
+      expect(response.headers.get("allow")).toBe("POST");
+      expect((await response.json()).error.message).toContain("send each JSON-RPC message as a POST to /mcp");
+    }
+  });
+
+  test("a POST that does not accept JSON and event streams is refused by the SDK transport (406)", async () => {
+    expect((await rpc("tools/list", {}, { accept: "text/html" })).status).toBe(406);
+  });
+
+  test("an unknown tool is a JSON-RPC error naming the tools", async () => {
+    const body = await (await rpc("tools/call", { name: "drop_table", arguments: {} })).json();
+    expect(body.error.code).toBe(-32602);
+    expect(body.error.message).toContain("Unknown tool 'drop_table': the tools are list_tables, describe_table, query");
+  });
+
+  test("CORS: a browser's preflight for a POST with MCP headers is allowed", async () => {
+    const response = await built.app.handle(
+      new Request(`${BASE}/mcp`, {
+        method: "OPTIONS",
+        headers: { origin: "https://agent.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-protocol-version" },
+      }),
+    );
+    expect(response.status).toBe(204);
+    expect(response.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(response.headers.get("access-control-allow-headers")!.toLowerCase()).toContain("mcp-protocol-version");
+  });
+});
+
+describe("tool arguments and answers", () => {
+  test.each([
+    ["query", {}, "The query tool takes {\"sql\": \"SELECT ... FROM <table> ...\"}"],
+    ["query", { sql: "SELECT id FROM kinds", limit: 5 }, "The query tool takes"],
+    ["query", { sql: 42 }, "The query tool takes"],
+    ["describe_table", {}, 'The describe_table tool takes {"name": "<table>"}'],
+    ["list_tables", { all: true }, "The list_tables tool takes no arguments"],
+  ])("%s with %j: a 400 tool error saying what to send", async (tool, args, message) => {
+    const refused = refusalOf(await mcp.call(tool, args as Record<string, unknown>));
+    expect(refused.status).toBe(400);
+    expect(refused.error).toContain(message);
+  });
+
+  test.each([
+    ["SELECT * FROM nowhere", "nowhere"],
+    ["DELETE FROM kinds", "DELETE"],
+    ["SELECT id FROM kinds; SELECT id FROM kinds", "one"],
+  ])("refused SQL %p is a 400 tool error naming %p", async (sql, construct) => {
+    const refused = refusalOf(await mcp.call("query", { sql }));
+    expect(refused.status).toBe(400);
+    expect(refused.error.toLowerCase()).toContain(construct.toLowerCase());
+  });
+
+  test("over mcp_max_rows on a free table: refused, not truncated, with the HTTP URL of the same SQL", async () => {
+    const sql = "SELECT id, label FROM kinds WHERE id <> 0";
+    const refused = refusalOf(await mcp.call("query", { sql }));
+    expect(refused.error).toContain("The result has 4 rows, more than the 3 one MCP call may return (limits.mcp_max_rows)");
+    expect(refused.error).toEndWith(`GET ${BASE}/api/query?query=SELECT%20id%2C%20label%20FROM%20kinds%20WHERE%20id%20%3C%3E%200`);
+    expect((await mcp.call("query", { sql: "SELECT id FROM kinds LIMIT 3" })).structuredContent).toMatchObject({ row_count: 3 });
+  });
+
+  test("a paid query's PaymentRequired names the HTTP URL of the same SQL, exactly as the HTTP route builds it", async () => {
+    const sql = "SELECT id, name FROM items WHERE name IN ('item-2', 'item-3') ORDER BY id";
+    const viaMcp = paymentRequiredOf(await mcp.call("query", { sql }));
+    const viaHttp = await (await built.app.handle(new Request(`${BASE}/api/query?query=${encodeURIComponent(sql)}`))).json();
+    expect(viaMcp).toEqual(viaHttp);
+    expect(viaMcp.resource.url).toBe(`${BASE}/api/query?query=${encodeURIComponent(sql).replaceAll("'", "%27")}`);
+  });
+
+  test("the text copy of a result is the JSON of its structured content", async () => {
+    const result = await mcp.call("describe_table", { name: "kinds" });
+    expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+  });
+});
+
+test("the discovery document lists POST /mcp with its row cap", async () => {
+  const doc = await (await built.app.handle(new Request(`${BASE}/api/`))).json();
+  expect(doc.endpoints["POST /mcp"].description).toContain("at most 3 rows");
+  expect(doc.endpoints["POST /mcp"].description).toContain('_meta["x402/payment"]');
+});
