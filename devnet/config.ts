@@ -8,6 +8,8 @@ import type { DevnetTokenConfig } from "./index.ts";
 
 export interface DevnetConfigInput {
   facilitatorUrl: string;
+  /** The sandbox chain's JSON-RPC endpoint (rpc_urls: settlements whose answer was lost are checked there). */
+  rpcUrl?: string;
   token: DevnetTokenConfig;
   payTo: Hex;
   /** As written in the YAML; relative paths are relative to the config file's folder. */
@@ -41,7 +43,7 @@ database:
   sqlite: ${quoted(input.databasePath ?? DEMO_DATABASE_PATH)}
 ledger:
   path: ${quoted(input.ledgerPath ?? DEVNET_LEDGER_PATH)}
-tokens:
+${input.rpcUrl === undefined ? "" : `rpc_urls:\n  "31337": ${quoted(input.rpcUrl)}\n`}tokens:
   ${token.key}:
     chain: ${quoted(token.chain)}
     address: ${quoted(token.address)}

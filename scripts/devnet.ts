@@ -68,6 +68,7 @@ const devnet = await startDevnet({
 const configFor = (file?: string) =>
   devnetConfigYaml({
     facilitatorUrl: devnet.facilitatorUrl,
+    rpcUrl: devnet.rpcUrl,
     token: devnet.tokenConfig(),
     payTo: devnet.payTo,
     ...(file === undefined

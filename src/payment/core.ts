@@ -190,7 +190,9 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     });
     if (!result.success) {
       // Nothing moved in this attempt; an earlier attempt's record (not ours) stays for the operator.
-      if (ours) await deps.store.abandon(key);
+      // Our record is kept if the chain shows the authorization used: a request that outlived its
+      // claim may have lost the race to another that settled this very payment.
+      if (ours && !(await authorizationUsed(payload))) await deps.store.abandon(key);
       const settlement: SettlementReceipt = {
         success: false,
         errorReason: result.errorReason,
@@ -221,6 +223,11 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       via: "settlement",
     });
     return { kind: "paid", receipt: { success: true, transaction: result.transaction, network: result.network, payer: result.payer } };
+  }
+
+  async function authorizationUsed(payload: ExactPaymentPayload): Promise<boolean> {
+    const { from, nonce } = payload.payload.authorization;
+    return (await deps.chain.authorizationUsed({ network: payload.accepted.network, asset: payload.accepted.asset, from, nonce })) === true;
   }
 
   function attemptFor(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, offer: Offer): SettlementAttempt {

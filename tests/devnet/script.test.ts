@@ -17,6 +17,7 @@ describe("devnet config", () => {
     const payTo = "0x467803074567c3eA074c0691d20b0b185F39a5Ff";
     const yaml = devnetConfigYaml({
       facilitatorUrl: "http://127.0.0.1:48100",
+      rpcUrl: "http://127.0.0.1:48101",
       payTo,
       token: {
         key: "usdc/devnet",
@@ -29,6 +30,7 @@ describe("devnet config", () => {
     });
     const config = resolveConfig(Bun.YAML.parse(yaml), { baseDir: "/srv/app", env: {} });
     expect(config.facilitator.url).toBe("http://127.0.0.1:48100");
+    expect(config.rpcUrls[31337]).toBe("http://127.0.0.1:48101");
     expect(config.database.sqlite).toBe("/srv/app/.arrow402/demo/demo.sqlite");
     expect(config.tables.map((t) => t.name)).toEqual(["swaps", "tokens"]);
     const [swaps, tokens] = config.tables;

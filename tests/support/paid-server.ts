@@ -147,6 +147,8 @@ export async function startPaidSandbox(): Promise<PaidSandbox> {
       ledger: { path: `./state-${serial}/ledger.sqlite` },
       payment: { max_timeout_seconds: 300, default_description: QUERY_DESCRIPTION },
       ...(options.limits === undefined ? {} : { limits: options.limits }),
+      // As `bun run devnet` writes it: settlements whose answer was lost are checked on the sandbox chain.
+      rpc_urls: { [String(devnet.chainId)]: devnet.rpcUrl },
       tokens: { [TOKEN_KEY]: { ...token, symbol: TOKEN_SYMBOL, network_label: "devnet" } },
       tables: options.tables ?? defaultTables(devnet.payTo),
     };
