@@ -13,7 +13,7 @@ import { addCorsHeaders, preflightResponse } from "./routes/cors.ts";
 import { dashboardRoutes } from "./routes/dashboards.ts";
 import { discoveryDocument } from "./routes/discovery.ts";
 import { handleQuery } from "./routes/query.ts";
-import { cachedValidator } from "./sql/cache.ts";
+import type { QueryValidator } from "./sql/validator.ts";
 import { handleTable } from "./routes/table.ts";
 
 export interface AppDeps {
@@ -22,12 +22,14 @@ export interface AppDeps {
   executor: QueryExecutor;
   gate: PaymentGate;
   version: string;
+  /** Validates query text off the HTTP thread (sql/validator.ts); its owner closes it. */
+  validator: QueryValidator;
 }
 
 export function createApp(deps: AppDeps) {
   const { config, catalog } = deps;
   const discovery = () => Response.json(discoveryDocument(config, catalog, deps.version));
-  const queries = { ...deps, validate: cachedValidator(catalog, config.limits) };
+  const queries = { ...deps, validate: deps.validator.validate };
   const withCors = (request: Request, response: Response) => addCorsHeaders(response.headers, config.server.corsOrigins, request.headers.get("origin"));
   return new Elysia()
     .onRequest(({ request }) => {

@@ -10,6 +10,7 @@ import { ConfigError } from "./errors.ts";
 import { createFacilitatorClient } from "./payment/facilitator.ts";
 import { createPaymentGate } from "./payment/gate.ts";
 import { openLedger } from "./payment/ledger.ts";
+import { createQueryValidator } from "./sql/validator.ts";
 import { VERSION } from "./version.ts";
 
 export interface BuiltApp {
@@ -36,11 +37,13 @@ export function buildApp(config: Config, options: { workers?: number } = {}): Bu
     ledger,
     maxTimeoutSeconds: config.payment.maxTimeoutSeconds,
   });
-  const app = createApp({ config, catalog, executor, gate, version: VERSION });
+  const validator = createQueryValidator(catalog, config.limits);
+  const app = createApp({ config, catalog, executor, gate, version: VERSION, validator });
   return {
     app,
     catalog,
     close() {
+      validator.close();
       executor.close();
       ledger.close();
     },

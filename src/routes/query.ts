@@ -7,7 +7,7 @@ import type { Config } from "../config/types.ts";
 import type { QueryExecutor } from "../db/execute.ts";
 import { BadRequestError } from "../errors.ts";
 import type { PaymentGate } from "../payment/gate.ts";
-import type { QueryValidator } from "../sql/cache.ts";
+import type { QueryValidator } from "../sql/validator.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { requirementFor } from "../payment/pricing.ts";
 import { ARROW_STREAM, arrowResponse } from "./arrow-response.ts";
@@ -19,15 +19,15 @@ const LARGEST_AMOUNT = 10n ** 30n;
 
 export interface QueryDeps {
   config: Config;
-  /** validateQuery over the catalog, with repeated texts served from a cache. */
-  validate: QueryValidator;
+  /** validateQuery over the catalog, off the HTTP thread, with repeated texts served from a cache. */
+  validate: QueryValidator["validate"];
   executor: QueryExecutor;
   gate: PaymentGate;
 }
 
 export async function handleQuery(deps: QueryDeps, url: URL, paymentSignature: string | null, signal?: AbortSignal): Promise<Response> {
   const sql = readQueryParameter(url);
-  const query = deps.validate(sql);
+  const query = await deps.validate(sql);
   const tags = query.table.config.priceTags.filter((tag) => tag.type !== "metadata_price");
   if (tags.length === 0) {
     return arrowResponse(await deps.executor.stream(query));
