@@ -5,22 +5,23 @@
  * constructs nested in each other are read 2^n times. Measured on sql-parser-cst 0.42, the
  * constructs that do this are:
  * - a parenthesis whose content starts with another '(' (it may be a parenthesised SELECT),
- *   when the content fails to parse: 16 nested '((' took 0.8 s, 20 took 14 s;
- * - a parenthesis starting with SELECT, VALUES or WITH (a subquery), when it fails: about 3x a level;
+ *   when the content fails to parse: 16 nested '((' took 0.8 s, and each level doubles it;
+ * - a parenthesis starting with SELECT or VALUES (a subquery), when it fails: about 3x a level;
  * - the pattern of LIKE / NOT LIKE (read once expecting ESCAPE, then again without), even when
  *   it parses: LIKE nested in LIKE patterns 14 deep took 0.6 s;
- * - an IN list, when it fails: about 2x a level.
+ * - an IN list, when it fails: about 2x a level;
+ * - WITH (a CTE): about 4x a level.
  * Operator chains, NOT chains, function calls, CAST and long lists are linear (a 16 KB query of
- * any of them parses in under 50 ms). So the checks are: the size limit, balanced parentheses
- * outside quotes and comments, a nesting limit, no parenthesis inside an IN list (the grammar
- * allows only literals there), and an estimate of the parser's extra work from the constructs
- * above, which must stay under LIMITS.maxParserRework.
+ * any of them parses in under 50 ms). So the checks are: the size limit, no WITH (never allowed),
+ * balanced parentheses outside quotes and comments, a nesting limit, no parenthesis inside an IN
+ * list (the grammar allows only literals there), and an estimate of the parser's extra work from
+ * the other constructs above, which must stay under LIMITS.maxParserRework.
  */
 import { LIMITS } from "./allowlist.ts";
 import { tokenize, type Token } from "./lexer.ts";
 import { REJECTED_CONSTRUCTS, refuse, TOO_DEEP } from "./refusals.ts";
 
-export function precheckQuery(sql: string, maxQueryBytes: number): Token[] {
+export function precheckQuery(sql: string, maxQueryBytes: number): void {
   const bytes = Buffer.byteLength(sql, "utf8");
   if (bytes > maxQueryBytes) {
     refuse(`Query is ${bytes} bytes; the server's limit (max_query_bytes) is ${maxQueryBytes} bytes: shorten the query`);
@@ -28,18 +29,17 @@ export function precheckQuery(sql: string, maxQueryBytes: number): Token[] {
   // SQLite stops reading at a NUL, so text after it would be validated but never run.
   if (sql.includes("\0")) refuse("Query contains a NUL character: remove it");
   const tokens = tokenize(sql);
-  // Never allowed, and the parser reads nested CTEs about four times over per level.
+  // Never allowed, and nested CTEs cost the parser the most of all.
   if (tokens.some((token) => isWord(token, "WITH"))) refuse(REJECTED_CONSTRUCTS.with_clause!);
   checkSeparators(tokens);
   checkParentheses(tokens);
   checkParserRework(tokens);
-  return tokens;
 }
 
 const isPunct = (token: Token | undefined, text: string) => token?.kind === "punct" && token.text === text;
 const isWord = (token: Token | undefined, ...words: string[]) => token?.kind === "word" && words.includes(token.text);
 
-/** Commas outside quotes: the parser takes about a second on a 16 KB list. */
+/** Commas outside quotes: room for the largest IN list plus a wide select list, and no more. */
 function checkSeparators(tokens: Token[]): void {
   let separators = 0;
   for (const token of tokens) if (isPunct(token, ",")) separators++;
@@ -50,16 +50,17 @@ function checkSeparators(tokens: Token[]): void {
   }
 }
 
-/** Balanced, at most maxExpressionDepth deep, and none inside an IN list. */
+/** Balanced, none inside an IN list, and at most maxExpressionDepth deep. */
 function checkParentheses(tokens: Token[]): void {
   const open: Token[] = [];
   let inList: Token | null = null;
+  let deepest = 0;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     if (isPunct(token, "(")) {
       if (inList) refuse(`IN lists take literal values only, without parentheses: remove the '(' at character ${token.start + 1}`);
       open.push(token);
-      if (open.length > LIMITS.maxExpressionDepth) refuse(TOO_DEEP);
+      deepest = Math.max(deepest, open.length);
       if (isWord(tokens[i - 1], "IN")) inList = token;
     } else if (isPunct(token, ")")) {
       const opener = open.pop();
@@ -68,6 +69,7 @@ function checkParentheses(tokens: Token[]): void {
     }
   }
   if (open.length > 0) refuse(`Unbalanced parentheses: the '(' at character ${open.at(-1)!.start + 1} is never closed`);
+  if (deepest > LIMITS.maxExpressionDepth) refuse(TOO_DEEP);
 }
 
 /** What multiplies the parser's work while it is open, and how to name it. */
@@ -125,16 +127,16 @@ export function checkParserRework(tokens: Token[], limit: number = LIMITS.maxPar
 }
 
 function refuseRework(levels: Multiplier[][]): never {
-  const count = (kind: Multiplier["kind"]) => levels.reduce((n, level) => n + level.filter((m) => m.kind === kind).length, 0);
+  const open = new Set(levels.flat().map((m) => m.kind));
   const causes = [
-    [count("paren"), "'((' (a parenthesis directly inside another)", "remove redundant parentheses"],
-    [count("like"), "LIKE inside a LIKE pattern", "compare with LIKE at one level only"],
-    [count("subquery"), "subquery", "query a single table without subqueries"],
-    [count("in"), "IN list", "write IN lists of literals"],
+    ["paren", "'((' (a parenthesis directly inside another)", "remove redundant parentheses"],
+    ["like", "LIKE inside a LIKE pattern", "compare with LIKE at one level only"],
+    ["subquery", "subquery", "query a single table without subqueries"],
+    ["in", "IN list", "write IN lists of literals"],
   ] as const;
-  const found = causes.filter(([n]) => n > 0);
+  const found = causes.filter(([kind]) => open.has(kind));
   refuse(
-    `Query is too complex to validate: ${found.map(([n, what]) => `${n} nested ${what}`).join(", ")} ` +
-      `multiply the parser's work beyond its limit: ${found.map(([, , fix]) => fix).join("; ")}`,
+    `Query is too complex to validate: the parser's work multiplies with each nested ${found.map(([, what]) => what).join(" or ")}: ` +
+      found.map(([, , fix]) => fix).join("; "),
   );
 }
