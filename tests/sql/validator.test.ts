@@ -96,7 +96,8 @@ describe("the cache", () => {
 
 describe("the deadline", () => {
   test("a validation still running at its deadline is a 400, and its worker is replaced", async () => {
-    const v = await warmedUp(validator({ workers: 1, timeoutMs: 50 }, 1 << 20));
+    // Room to wait while a replacement worker starts (it loads the parser: ~100 ms, more on a busy machine).
+    const v = await warmedUp(validator({ workers: 1, timeoutMs: 50, maxWaitMs: 10_000 }, 1 << 20));
     for (let i = 0; i < 2; i++) {
       const started = performance.now();
       const error = await refusal(v.validate(slowToParse + " ".repeat(i)));
