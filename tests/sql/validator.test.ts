@@ -131,7 +131,7 @@ describe("bounded waiting", () => {
   });
 
   test("waiting texts are validated in turn when a worker frees up", async () => {
-    const v = validator({ workers: 1 });
+    const v = await warmedUp(validator({ workers: 1 }));
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => v.validate(`SELECT id FROM swaps LIMIT ${i}`)));
     expect(results.map((q) => q.limit)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
