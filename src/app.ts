@@ -17,7 +17,7 @@ import { handleQuery } from "./routes/query.ts";
 import { handleTable } from "./routes/table.ts";
 import { createQueryService } from "./service/query-service.ts";
 import { createTableService } from "./service/table-service.ts";
-import { cachedValidator } from "./sql/cache.ts";
+import type { QueryValidator } from "./sql/validator.ts";
 
 export interface AppDeps {
   config: Config;
@@ -25,6 +25,8 @@ export interface AppDeps {
   executor: QueryExecutor;
   payments: PaymentCore;
   version: string;
+  /** Validates query text off the HTTP thread (sql/validator.ts); its owner closes it. */
+  validator: QueryValidator;
   /** The client's address as the server sees it (the socket's peer); absent in app.handle() tests. */
   peerAddress?: (request: Request) => string | null;
 }
@@ -32,7 +34,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const { config, catalog } = deps;
   const discovery = () => Response.json(discoveryDocument(config, catalog, deps.version));
-  const queries = createQueryService({ ...deps, validate: cachedValidator(catalog, config.limits) });
+  const queries = createQueryService({ ...deps, validate: deps.validator.validate });
   const tables = createTableService(deps);
   const mcp = createMcpHandler({ config, catalog, queries, tables, version: deps.version });
   const perClient = new ClientConcurrency(config.limits.maxConcurrentPerClient);

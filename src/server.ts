@@ -11,6 +11,7 @@ import { createChainReader } from "./payment/chain.ts";
 import { createPaymentCore } from "./payment/core.ts";
 import { createFacilitatorClient } from "./payment/facilitator.ts";
 import { openPaymentStore } from "./payment/store/open.ts";
+import { createQueryValidator } from "./sql/validator.ts";
 import { VERSION } from "./version.ts";
 
 export interface BuiltApp {
@@ -45,11 +46,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     maxTimeoutSeconds: config.payment.maxTimeoutSeconds,
     claimTtlMs: claimTtlMs(config),
   });
-  const app = createApp({ config, catalog, executor, payments, version: VERSION, peerAddress: options.peerAddress });
+  const validator = createQueryValidator(catalog, config.limits);
+  const app = createApp({ config, catalog, executor, payments, version: VERSION, validator, peerAddress: options.peerAddress });
   return {
     app,
     catalog,
     async close() {
+      validator.close();
       executor.close();
       await store.close();
     },

@@ -1,4 +1,5 @@
 /** `arrow402 serve`: starts the server from the config, or the built-in demo (DESIGN.md §1). */
+import { raiseRequestHeadLimit } from "../routes/header-budget.ts";
 import { startServer } from "../server.ts";
 import { VERSION } from "../version.ts";
 import type { Config } from "../config/types.ts";
@@ -12,6 +13,8 @@ export async function serve(configPath: string | undefined, bind: string | undef
   const { db, catalog } = openCatalog(config);
   if (context.isDemo) await ensureDemoDashboards(config, db, catalog);
   db.close();
+  // However the process was started (no --max-http-header-size needed): see routes/header-budget.ts.
+  raiseRequestHeadLimit(config.limits.maxQueryBytes);
   const server = await startServer(config);
   const { url } = server;
   console.log(`arrow402 ${VERSION} serving ${catalog.tables.length} table(s) from ${context.source} on ${url}`);

@@ -1,14 +1,40 @@
 /**
- * A paid request carries its URL twice: in the request line, and again base64-encoded inside
- * PAYMENT-SIGNATURE, whose payload repeats the 402's `resource` (x402 V2). Bun refuses a request
- * whose head is larger than node:http's `maxHeaderSize` (16 KiB unless the process was started with
- * `--max-http-header-size`) with a bare 431, after the buyer has signed. A paid query whose retry
- * cannot fit is therefore refused with a 400 saying what to shorten, before anything is quoted.
+ * Request heads and what must fit in them. Bun refuses a request whose head is larger than
+ * node:http's `maxHeaderSize` (16 KiB by default) with a bare 431, before arrow402 sees it.
+ * - `arrow402 serve` raises that limit (process-wide) so that any query up to `max_query_bytes`,
+ *   however it is URL-encoded, reaches the server and gets arrow402's own 400 naming the limit
+ *   (DESIGN.md §4), whether it runs as `bun src/main.ts serve`, a `bun run` script or the executable.
+ * - A paid request carries its URL twice: in the request line, and again base64-encoded inside
+ *   PAYMENT-SIGNATURE, whose payload repeats the 402's `resource` (x402 V2). A paid query whose
+ *   retry cannot fit is refused with a 400 saying what to shorten, before anything is quoted
+ *   (after the buyer had signed, the 431 would be all they get).
  */
-import { maxHeaderSize } from "node:http";
+import http from "node:http";
 import type { PaymentRequirements } from "@x402/core/types";
 import { BadRequestError } from "../errors.ts";
 import type { PaidResource } from "../payment/pricing.ts";
+
+/** The smallest limit `serve` sets: room for a paid retry of a long query. */
+export const MIN_REQUEST_HEAD_BYTES = 64 * 1024;
+
+/** Room in a request head for everything but the URL-encoded query (request line, other headers). */
+const HEAD_BESIDES_QUERY = 16 * 1024;
+
+/** Bun's current limit on request heads (read each time: `serve` may have raised it). */
+export function requestHeadLimit(): number {
+  return http.maxHeaderSize;
+}
+
+/**
+ * Raises the limit on request heads to fit any query of up to `maxQueryBytes` (each byte is at most
+ * three once URL-encoded) and at least MIN_REQUEST_HEAD_BYTES; never lowers it. Bun.serve reads the
+ * limit of node:http, which is writable in Bun; returns the limit now in force.
+ */
+export function raiseRequestHeadLimit(maxQueryBytes: number): number {
+  const wanted = Math.max(MIN_REQUEST_HEAD_BYTES, 3 * maxQueryBytes + HEAD_BESIDES_QUERY);
+  if (http.maxHeaderSize < wanted) (http as { maxHeaderSize: number }).maxHeaderSize = wanted;
+  return http.maxHeaderSize;
+}
 
 const HEX_ADDRESS = `0x${"f".repeat(40)}`;
 
@@ -51,14 +77,15 @@ export function paidRetryHeadBytes(pathAndQuery: string, resource: PaidResource,
 
 /** Throws a 400 when a paid retry of this request could not reach the server. */
 export function checkPaidRetryFits(pathAndQuery: string, resource: PaidResource, offers: PaymentRequirements[], extensions?: Record<string, unknown>): void {
-  const excess = paidRetryHeadBytes(pathAndQuery, resource, offers, extensions) - maxHeaderSize;
+  const limit = requestHeadLimit();
+  const excess = paidRetryHeadBytes(pathAndQuery, resource, offers, extensions) - limit;
   if (excess <= 0) return;
   // Each byte of the URL costs one byte in the request line and 4/3 in the base64 payload; the
   // SQL's text in the bazaar extension costs 4/3 more, so this many bytes fewer is always enough.
   const shorten = Math.ceil(excess / (1 + 4 / 3));
   throw new BadRequestError(
     `The query is too long to be paid for: a paid request repeats its URL inside the PAYMENT-SIGNATURE header, ` +
-      `and both must fit in the server's ${maxHeaderSize}-byte limit for request headers; ` +
+      `and both must fit in the server's ${limit}-byte limit for request headers; ` +
       `shorten the URL-encoded query by at least ${shorten} bytes (e.g. fewer IN items or shorter literals).`,
   );
 }

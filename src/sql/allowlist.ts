@@ -91,14 +91,30 @@ export const WINDOW_FUNCTIONS = [
   "lag", "lead", "first_value", "last_value", "nth_value",
 ] as const;
 
-/** Size limits of DESIGN.md §4. */
+/** Size limits of DESIGN.md §4; precheck.ts and growth.ts say how each was measured. */
 export const LIMITS = {
   /** Levels of operators, parentheses, function calls and CASTs in one expression. */
   maxExpressionDepth: 64,
   maxInListItems: 1000,
-  /**
-   * Commas outside quotes, checked before parsing: the parser takes about a second on a 16 KB list,
-   * on the HTTP thread. Room for the largest IN list plus a wide select list.
-   */
+  /** Commas outside quotes, checked before parsing: room for the largest IN list plus a wide select list. */
   maxListSeparators: 1500,
+  /**
+   * The parser's work beyond one reading of each token, from constructs it reads several times
+   * ('((', LIKE patterns, IN lists, subqueries; estimated by precheck.ts before parsing). Within
+   * it, the worst of 150,000 generated nests parsed in under 100 ms; a 1000-item IN list uses ~2000.
+   */
+  maxParserRework: 5000,
+  /** A query that is still being validated after this long is refused (and its validator replaced). */
+  validationTimeoutMs: 1000,
+  /**
+   * The longest string or blob a WHERE expression can build from literals alone (replace() and ||
+   * over literals, growth.ts), in bytes. SQLite's own limit is 1e9, and building strings near it
+   * takes gigabytes.
+   */
+  maxBuiltStringBytes: 1_000_000,
+  /**
+   * How many times longer than the stored values it reads a WHERE expression can make a string
+   * (replace() multiplies, || adds; growth.ts).
+   */
+  maxStringGrowth: 1024,
 } as const;

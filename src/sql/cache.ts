@@ -1,27 +1,30 @@
 /**
- * Validated queries by their text. Parsing is most of the cost of a small query (sql-parser-cst
- * takes ~0.5 ms for a short SELECT), and agents repeat the same queries; the catalog is fixed for
+ * Validated queries by their text. Validation is most of the cost of a small query (a parse plus a
+ * round trip to a validation worker), and agents repeat the same queries; the catalog is fixed for
  * the life of the process, so a validated text stays valid. Bounded, least recently used first out.
  */
-import type { Catalog } from "../db/catalog.ts";
-import { validateQuery, type ValidatedQuery } from "./dialect.ts";
+export class LruCache<K, V> {
+  private readonly entries = new Map<K, V>();
 
-export type QueryValidator = (sql: string) => ValidatedQuery;
+  constructor(private readonly capacity: number) {}
 
-export function cachedValidator(catalog: Catalog, limits: { maxQueryBytes: number }, capacity = 1024): QueryValidator {
-  const cache = new Map<string, ValidatedQuery>();
-  return (sql) => {
-    const hit = cache.get(sql);
+  get(key: K): V | undefined {
+    const hit = this.entries.get(key);
     if (hit !== undefined) {
       // Map keeps insertion order: re-inserting marks it most recently used.
-      cache.delete(sql);
-      cache.set(sql, hit);
-      return hit;
+      this.entries.delete(key);
+      this.entries.set(key, hit);
     }
-    // Rejections are not cached: they throw before reaching here.
-    const validated = validateQuery(sql, catalog, limits);
-    cache.set(sql, validated);
-    if (cache.size > capacity) cache.delete(cache.keys().next().value!);
-    return validated;
-  };
+    return hit;
+  }
+
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
 }

@@ -16,6 +16,7 @@ import type { FromClause, LimitClause, Node, OrderByClause, SelectClause, WhereC
 import type { Catalog, ColumnInfo, TableInfo } from "../db/catalog.ts";
 import { ALLOWED_NODES } from "./allowlist.ts";
 import { checkExpression } from "./expression.ts";
+import { checkStringGrowth } from "./growth.ts";
 import { readLimit } from "./limit.ts";
 import { foldCase, identifierName, resolveColumn, sameName, type Scope } from "./names.ts";
 import { checkOrderBy } from "./order.ts";
@@ -42,6 +43,8 @@ export interface ValidatedQuery {
   /** Whether the query has a WHERE or an ORDER BY: without either, SQLite reads only LIMIT + OFFSET rows. */
   filtered: boolean;
   ordered: boolean;
+  /** Where the select list ends in `sql`: rowidSql appends the rowid there. */
+  selectListEnd: number;
 }
 
 interface Clauses {
@@ -60,7 +63,10 @@ export function validateQuery(sql: string, catalog: Catalog, limits: { maxQueryB
   if (!clauses.from) refuse("FROM is required: SELECT columns FROM table");
   const scope: Scope = { table: resolveTable(clauses.from, catalog, sql), sql };
   const columns = checkSelectList(clauses.select, scope);
-  if (clauses.where) checkExpression(clauses.where.expr, scope, 1);
+  if (clauses.where) {
+    checkExpression(clauses.where.expr, scope, 1);
+    checkStringGrowth(clauses.where.expr, sql);
+  }
   if (clauses.order) checkOrderBy(clauses.order, columns, scope);
   const { limit, offset } = clauses.limit ? readLimit(clauses.limit, scope) : { limit: null, offset: null };
   const [start, end] = statement.range!;
@@ -75,6 +81,7 @@ export function validateQuery(sql: string, catalog: Catalog, limits: { maxQueryB
     offset,
     filtered: clauses.where !== undefined,
     ordered: clauses.order !== undefined,
+    selectListEnd: clauses.select.columns!.range![1] - start,
   };
 }
 
@@ -85,16 +92,35 @@ export function countSql(q: ValidatedQuery): string {
 
 export { rowidSql } from "./rowid.ts";
 
+/** The clauses in grammar order, each named as in messages. */
+const CLAUSE_ORDER: [type: string, name: string, key: keyof Clauses][] = [
+  ["select_clause", "SELECT", "select"],
+  ["from_clause", "FROM", "from"],
+  ["where_clause", "WHERE", "where"],
+  ["order_by_clause", "ORDER BY", "order"],
+  ["limit_clause", "LIMIT", "limit"],
+];
+
+/**
+ * Each clause at most once, in grammar order. sql-parser-cst accepts repeated and reordered
+ * clauses (`LIMIT 3 LIMIT 3`, `FROM a FROM b`, `LIMIT 1 WHERE …`) that SQLite refuses.
+ */
 function collectClauses(list: Node[], sql: string): Clauses {
   const clauses: Clauses = {};
+  let last = -1;
   for (const clause of list) {
     refuseKnownConstruct(clause);
-    if (!(ALLOWED_NODES.clause as readonly string[]).includes(clause.type)) refuse(`Unsupported clause '${sourceOf(clause, sql)}'`);
-    if (clause.type === "select_clause") clauses.select = clause;
-    else if (clause.type === "from_clause") clauses.from = clause;
-    else if (clause.type === "where_clause") clauses.where = clause;
-    else if (clause.type === "order_by_clause") clauses.order = clause;
-    else if (clause.type === "limit_clause") clauses.limit = clause;
+    const position = CLAUSE_ORDER.findIndex(([type]) => type === clause.type);
+    if (position < 0 || !(ALLOWED_NODES.clause as readonly string[]).includes(clause.type)) {
+      refuse(`Unsupported clause '${sourceOf(clause, sql)}'`);
+    }
+    const [, name, key] = CLAUSE_ORDER[position]!;
+    if (clauses[key]) refuse(`${name} appears more than once: write each clause once`);
+    if (position < last) {
+      refuse(`${name} must come before ${CLAUSE_ORDER[last]![1]}: write the clauses in the order SELECT, FROM, WHERE, ORDER BY, LIMIT`);
+    }
+    last = position;
+    (clauses as Record<string, Node>)[key] = clause;
   }
   return clauses;
 }

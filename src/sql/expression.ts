@@ -65,7 +65,11 @@ function checkBinary(node: BinaryExpr, scope: Scope, next: number): void {
   const right = node.right;
   if (has(ESCAPABLE_OPERATORS, operator) && right.type === "binary_expr" && operatorName(right.operator) === "ESCAPE") {
     checkExpression(right.left, scope, next);
-    if (!has(ALLOWED_NODES.escape, right.right.type)) refuse("ESCAPE takes a string literal, e.g. ESCAPE '\\'");
+    const escape = right.right;
+    // SQLite checks this only while the query runs, with an error that would arrive mid-scan.
+    if (escape.type !== "string_literal" || !has(ALLOWED_NODES.escape, escape.type) || [...escape.value].length !== 1) {
+      refuse("ESCAPE takes a string literal of one character, e.g. ESCAPE '\\'");
+    }
     return;
   }
   checkExpression(right, scope, next);
@@ -92,9 +96,24 @@ function checkInList(right: Expr, scope: Scope): void {
   }
 }
 
+/**
+ * Number literals as SQLite reads them: decimal with an optional fraction and exponent, or at most
+ * 16 significant hexadecimal digits (SQLite: "hex literal too big"). The parser reads some texts
+ * that are not SQLite numbers as names instead (`1ee5`, `0x`); names.ts refuses those.
+ */
+const DECIMAL = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+const HEXADECIMAL = /^0[xX]0*[0-9a-fA-F]{1,16}$/;
+
 function checkLiteral(node: Node, scope: Scope): void {
   // The sqlite dialect only produces single-quoted strings; check anyway, the executed text must be SQLite's.
   if (node.type === "string_literal" && !node.text.startsWith("'")) refuse(`Unsupported literal '${sourceOf(node, scope.sql)}'`);
+  if (node.type === "number_literal" && !DECIMAL.test(node.text) && !HEXADECIMAL.test(node.text)) {
+    refuse(`'${sourceOf(node, scope.sql)}' is not a number SQLite reads: write 1000, 1.5e3, or 0x followed by at most 16 hex digits`);
+  }
+  // The parser reads X'abc'; SQLite needs whole bytes.
+  if (node.type === "blob_literal" && (node.text.length - "X''".length) % 2 !== 0) {
+    refuse(`Blob literal ${sourceOf(node, scope.sql)} has an odd number of hex digits: write two per byte, e.g. X'0A'`);
+  }
 }
 
 function checkCall(node: FuncCall, scope: Scope, next: number): void {

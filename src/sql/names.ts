@@ -29,6 +29,12 @@ export function identifierName(node: Identifier): string {
   if (quoted && !(IDENTIFIER_QUOTES as readonly string[]).includes(first)) {
     refuse(`Identifier ${shown(node.text)} is quoted with ${first}: write it bare or in double quotes ("name")`);
   }
+  // The parser reads `5abc` or `1ORid` as a name; SQLite refuses such tokens (or reads 1_000 as a number).
+  if (/^[0-9]/.test(first)) {
+    refuse(
+      `Unexpected '${shown(node.text)}': numbers take no letters or '_' (write 1000, 1.5e3 or 0x1F) and a name that starts with a digit needs double quotes`,
+    );
+  }
   return node.name;
 }
 

@@ -9,7 +9,6 @@
 import type { TableInfo } from "../db/catalog.ts";
 import type { ValidatedQuery } from "./dialect.ts";
 import { sameName } from "./names.ts";
-import { parseSelect } from "./parse.ts";
 
 /** SQLite's three names for the rowid; a real column of that name hides it, so try the next. */
 const ROWID_NAMES = ["_rowid_", "rowid", "oid"] as const;
@@ -28,9 +27,7 @@ function quoted(name: string): string {
 export function rowidSql(q: ValidatedQuery): string | null {
   const rowid = rowidOf(q.table);
   if (rowid === null) return null;
-  const select = parseSelect(q.sql, Number.POSITIVE_INFINITY).clauses.find((c) => c.type === "select_clause");
-  const end = select && select.type === "select_clause" ? select.columns?.range?.[1] : undefined;
-  if (end === undefined) return null;
+  const end = q.selectListEnd;
   return `${q.sql.slice(0, end)}, ${rowid.name}${q.sql.slice(end)}`;
 }
 

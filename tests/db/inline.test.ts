@@ -8,11 +8,11 @@ import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
 import { InlineReader } from "../../src/db/inline.ts";
 import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
-import { cachedValidator, type QueryValidator } from "../../src/sql/cache.ts";
+import { validateQuery, type ValidatedQuery } from "../../src/sql/dialect.ts";
 import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
 
 let reader: InlineReader;
-let validate: QueryValidator;
+let validate: (sql: string) => ValidatedQuery;
 let path: string;
 
 beforeAll(() => {
@@ -31,7 +31,7 @@ beforeAll(() => {
   const catalogDb = openReadOnly(path);
   const catalog: Catalog = readCatalog(catalogDb, config.tables).catalog;
   catalogDb.close();
-  validate = cachedValidator(catalog, { maxQueryBytes: 16384 });
+  validate = (sql) => validateQuery(sql, catalog, { maxQueryBytes: 16384 });
   reader = new InlineReader(path, 500);
 });
 afterAll(() => reader.close());

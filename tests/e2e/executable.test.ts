@@ -113,6 +113,13 @@ describe("serve (the demo, no config)", () => {
     expect(big.status).toBe(200);
   });
 
+  test("a query over max_query_bytes is a 400 naming the limit, not a 431", async () => {
+    const sql = `SELECT symbol FROM tokens WHERE name = '${"x".repeat(20_000)}'`;
+    const res = await fetch(`${url}/api/query?query=${encodeURIComponent(sql)}`);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("(max_query_bytes) is 16384 bytes");
+  });
+
   test("the demo has a few hundred thousand swaps", async () => {
     const res = await fetch(`${url}/api/query?query=${encodeURIComponent("SELECT id FROM swaps")}`);
     expect(res.status).toBe(402);

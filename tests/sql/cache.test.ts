@@ -1,35 +1,30 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { BadRequestError } from "../../src/errors.ts";
-import { cachedValidator } from "../../src/sql/cache.ts";
-import { validateQuery } from "../../src/sql/dialect.ts";
-import { makeFixture, type Fixture } from "./fixture.ts";
+import { expect, test } from "bun:test";
+import { LruCache } from "../../src/sql/cache.ts";
 
-let fixture: Fixture;
-beforeAll(() => {
-  fixture = makeFixture();
-});
-afterAll(() => fixture.close());
-
-test("a cached validation is the same as a fresh one, and is reused", () => {
-  const validate = cachedValidator(fixture.catalog, { maxQueryBytes: 16384 });
-  const sql = "SELECT id, note FROM swaps WHERE id > 2 ORDER BY id LIMIT 5";
-  const first = validate(sql);
-  expect(first).toEqual(validateQuery(sql, fixture.catalog, { maxQueryBytes: 16384 }));
-  expect(validate(sql)).toBe(first);
-});
-
-test("rejections are still rejected every time", () => {
-  const validate = cachedValidator(fixture.catalog, { maxQueryBytes: 16384 });
-  for (let i = 0; i < 2; i++) expect(() => validate("SELECT count(*) FROM swaps")).toThrow(BadRequestError);
+test("a cached value is returned as stored", () => {
+  const cache = new LruCache<string, { n: number }>(4);
+  const value = { n: 1 };
+  cache.set("a", value);
+  expect(cache.get("a")).toBe(value);
+  expect(cache.get("b")).toBeUndefined();
 });
 
 test("the cache is bounded: the least recently used entry goes first", () => {
-  const validate = cachedValidator(fixture.catalog, { maxQueryBytes: 16384 }, 2);
-  const a = validate("SELECT id FROM swaps LIMIT 1");
-  validate("SELECT id FROM swaps LIMIT 2");
-  validate("SELECT id FROM swaps LIMIT 1"); // a is now the most recent
-  validate("SELECT id FROM swaps LIMIT 3"); // evicts LIMIT 2
-  expect(validate("SELECT id FROM swaps LIMIT 1")).toBe(a);
-  const b = validate("SELECT id FROM swaps LIMIT 2");
-  expect(validate("SELECT id FROM swaps LIMIT 2")).toBe(b);
+  const cache = new LruCache<string, number>(2);
+  cache.set("a", 1);
+  cache.set("b", 2);
+  expect(cache.get("a")).toBe(1); // a is now the most recent
+  cache.set("c", 3); // evicts b
+  expect(cache.get("b")).toBeUndefined();
+  expect(cache.get("a")).toBe(1);
+  expect(cache.get("c")).toBe(3);
+  expect(cache.size).toBe(2);
+});
+
+test("setting an existing key replaces it without growing the cache", () => {
+  const cache = new LruCache<string, number>(2);
+  cache.set("a", 1);
+  cache.set("a", 2);
+  expect(cache.get("a")).toBe(2);
+  expect(cache.size).toBe(1);
 });

@@ -43,22 +43,23 @@ describe("maxQueryBytes", () => {
 
   test("one byte over is refused, counting UTF-8 bytes", () => {
     expect(query.length).toBeLessThan(bytes - 1);
-    expect(refusal(query, bytes - 1)).toBe(`Query is ${bytes} bytes; the limit is ${bytes - 1} bytes: shorten the query`);
+    expect(refusal(query, bytes - 1)).toBe(`Query is ${bytes} bytes; the server's limit (max_query_bytes) is ${bytes - 1} bytes: shorten the query`);
   });
 
   test("the size is checked before parsing", () => {
-    expect(refusal("SELEC garbage ((((", 5)).toContain("the limit is 5 bytes");
+    expect(refusal("SELEC garbage ((((", 5)).toContain("(max_query_bytes) is 5 bytes");
   });
 });
 
 describe("nesting depth", () => {
   const parens = (n: number) => `${W}${"(".repeat(n)}id = 1${")".repeat(n)}`;
+  const notParens = (n: number) => `${W}${"NOT (".repeat(n)}active${")".repeat(n)}`;
   const calls = (n: number) => `${W}${"abs(".repeat(n)}volume${")".repeat(n)} >= 0`;
   const nots = (n: number) => `${W}${"NOT ".repeat(n)}active`;
   const ors = (n: number) => W + Array.from({ length: n }, (_, i) => `id = ${i}`).join(" OR ");
 
   test.each([
-    ["parentheses", parens(63), parens(64)],
+    ["NOT and parentheses", notParens(32), notParens(33)],
     ["function calls", calls(63), calls(64)],
     ["NOT", nots(64), nots(65)],
     ["an OR chain", ors(64), ors(65)],
@@ -67,8 +68,14 @@ describe("nesting depth", () => {
     expect(refusal(at65)).toContain("nested deeper than 64 levels");
   });
 
-  test("thousands of parentheses are refused as too deep, not a crash", () => {
+  test("thousands of parentheses are refused as too deep before parsing, not a crash", () => {
     expect(refusal(parens(5000))).toContain("nested deeper than 64 levels");
+  });
+
+  test("parentheses directly inside parentheses: 8 are accepted, 16 multiply the parser's work too much", () => {
+    acceptedLikeSqlite(parens(8));
+    expect(refusal(parens(16))).toStartWith("Query is too complex to validate: ");
+    expect(refusal(parens(16))).toContain("remove redundant parentheses");
   });
 });
 

@@ -159,10 +159,45 @@ const REJECTED: [string, string][] = [
   // Syntax errors.
   ["SELECT id FROM swaps WHERE", "SQL syntax error near end of input"],
   ["SELEC id FROM swaps", "SQL syntax error near \"SELEC\" (line 1, column 1)"],
-  [W + "(price > 1", "SQL syntax error"],
+  [W + "(price > 1", "Unbalanced parentheses: the '(' at character 28 is never closed"],
   ["SELECT id FROM", "SQL syntax error"],
   ["SELECT id FROM swaps\nWHERE id = = 1", "(line 2, column"],
   ["SELECT id FROM swaps OFFSET 2", "SQL syntax error"],
+  // Clauses the parser accepts repeated or out of order, and SQLite refuses.
+  ["SELECT pair FROM swaps LIMIT 31 LIMIT 31 LIMIT 31", "LIMIT appears more than once: write each clause once"],
+  ["SELECT price FROM swaps x FROM tokens y FROM big_swaps LIMIT 3", "FROM appears more than once"],
+  ["SELECT id FROM swaps FROM swaps", "FROM appears more than once"],
+  ["SELECT id FROM swaps WHERE id = 1 WHERE id = 2", "WHERE appears more than once"],
+  ["SELECT id FROM swaps ORDER BY id ORDER BY pair", "ORDER BY appears more than once"],
+  ["SELECT id WHERE id = 1 FROM swaps", "FROM must come before WHERE: write the clauses in the order SELECT, FROM, WHERE, ORDER BY, LIMIT"],
+  ["SELECT id FROM swaps LIMIT 1 WHERE id = 1", "WHERE must come before LIMIT"],
+  ["SELECT id FROM swaps LIMIT 1 ORDER BY id", "ORDER BY must come before LIMIT"],
+  ["SELECT id FROM swaps ORDER BY id WHERE id = 1", "WHERE must come before ORDER BY"],
+  // Literals and names the parser reads and SQLite does not (or reads as something else).
+  [W + "id = 1_000", "Unexpected '1_000': numbers take no letters or '_'"],
+  [W + "id = 1ee5", "Unexpected '1ee5'"],
+  [W + "id = 0x", "Unexpected '0x'"],
+  [W + "id=1ORid=2", "Unexpected '1ORid'"],
+  [W + "id = 0x10000000000000000", "is not a number SQLite reads"],
+  [W + "payload = X'abc'", "odd number of hex digits"],
+  [W + "pair LIKE 'a' ESCAPE 'ab'", "ESCAPE takes a string literal of one character"],
+  [W + "pair LIKE 'a' ESCAPE ''", "ESCAPE takes a string literal of one character"],
+  // Text refused before parsing (precheck.ts).
+  [W + "id = 1 /* unterminated", "Unterminated comment starting at character 35"],
+  [W + "pair = 'open", "Unterminated string literal"],
+  [W + '"pair = 1', "Unterminated quoted identifier"],
+  [W + "[pair = 1", "Unterminated [identifier]"],
+  [W + "id = 1)", "Unbalanced parentheses: the ')' at character 34 closes nothing"],
+  [W + "id IN (1, (2))", "IN lists take literal values only, without parentheses"],
+  [W + "id IN (SELECT id FROM (swaps))", "IN lists take literal values only"],
+  ["WITH s AS (SELECT 1) SELECT id FROM swaps", "WITH (common table expressions) is not supported"],
+  // Strings built by the WHERE clause (growth.ts).
+  [
+    W + `length(replace(replace(replace('x','x','${"x".repeat(101)}'),'x','${"x".repeat(101)}'),'x','${"x".repeat(101)}')) > 0`,
+    "can build a string of 1,030,301 bytes; the limit is 1,000,000",
+  ],
+  [W + `replace(replace(replace(note, 'a', '${"a".repeat(20)}'), 'a', '${"a".repeat(20)}'), 'a', '${"a".repeat(20)}') = ''`, "can make a string 8,000 times longer"],
+  [W + "replace(note, 'a', note) = ''", "takes both its text and its replacement from the table"],
 ];
 
 describe("rejected queries", () => {

@@ -1,0 +1,33 @@
+/**
+ * A validation worker: parses and validates query text off the HTTP thread (DESIGN.md §4
+ * "Validation is bounded"). sql-parser-cst cannot be interrupted, so a validation that overruns its
+ * deadline is stopped by the HTTP thread terminating this worker (validator.ts).
+ */
+import { BadRequestError } from "../errors.ts";
+import type { Catalog } from "../db/catalog.ts";
+import { validateQuery } from "./dialect.ts";
+import { shapeCatalog, toPlain, type FromValidator, type ToValidator } from "./plain-query.ts";
+
+declare const self: Worker;
+
+let catalog: Catalog = shapeCatalog([]);
+let maxQueryBytes = 0;
+
+const send = (message: FromValidator) => self.postMessage(message);
+
+self.onmessage = (event: MessageEvent<ToValidator>) => {
+  const message = event.data;
+  if (message.type === "init") {
+    catalog = shapeCatalog(message.tables);
+    maxQueryBytes = message.maxQueryBytes;
+    send({ type: "ready" });
+    return;
+  }
+  try {
+    const query = validateQuery(message.sql, catalog, { maxQueryBytes });
+    send({ type: "valid", id: message.id, query: toPlain(query, catalog) });
+  } catch (error) {
+    const refused = error instanceof BadRequestError;
+    send({ type: "invalid", id: message.id, refused, message: error instanceof Error ? error.message : String(error) });
+  }
+};
