@@ -4,7 +4,7 @@
  * or `cdp` (a Coinbase CDP API key: each request is signed with a fresh JWT, see
  * payment/cdp-auth.ts). Secrets are checked here, at start-up, and never quoted in a problem.
  */
-import { parseCdpKeySecret, type CdpCredentials } from "../payment/cdp-auth.ts";
+import { parseCdpKeySecret, type CdpCredentials } from "./cdp-key.ts";
 import { isRecord, type Problems } from "./problems.ts";
 import { DEFAULTS } from "./schema.ts";
 import { HEADER_NAME, parseHttpUrl, sectionOf } from "./server.ts";

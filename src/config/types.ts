@@ -3,7 +3,7 @@
  * `${VAR}`s expanded, tokens resolved and decimal amounts converted to exact smallest units.
  * Every other module reads configuration through these types, never the raw YAML.
  */
-import type { CdpCredentials } from "../payment/cdp-auth.ts";
+import type { CdpCredentials } from "./cdp-key.ts";
 
 export type Hex = `0x${string}`;
 export type Network = `eip155:${number}`;

@@ -4,38 +4,12 @@
  * work from it, so the schema of a result is known before the query runs.
  */
 import { Database } from "bun:sqlite";
-import { arrowKindFor, type ArrowKind } from "../arrow/types.ts";
+import { arrowKindFor } from "../arrow/types.ts";
+import type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
 import type { TableConfig } from "../config/types.ts";
 import { projectedTable } from "../sql/view-shape.ts";
 
-export interface ColumnInfo {
-  name: string;
-  /** The declared SQLite type as written in CREATE TABLE ('' when none). */
-  declaredType: string;
-  nullable: boolean;
-  kind: ArrowKind;
-  description?: string;
-}
-
-export interface TableInfo {
-  /** The name as configured (and as it exists in the database). */
-  name: string;
-  columns: ColumnInfo[];
-  /** False for views and WITHOUT ROWID tables. */
-  hasRowid: boolean;
-  /**
-   * A LIMIT n query with no WHERE and no ORDER BY reads at most n stored rows: true for tables, and
-   * for views that only pick columns of one table (sql/view-shape.ts).
-   */
-  limitBounded: boolean;
-  config: TableConfig;
-}
-
-export interface Catalog {
-  tables: TableInfo[];
-  /** SQLite identifiers are case-insensitive; so is this lookup. */
-  table(name: string): TableInfo | undefined;
-}
+export type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
 
 export interface ReadOnlyOptions {
   safeIntegers?: boolean;

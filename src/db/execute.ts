@@ -6,7 +6,8 @@
  */
 import { TimeBudget, timeLimitError } from "./time-budget.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
-import { countSql, rowidSql } from "../sql/dialect.ts";
+import { countSql } from "../sql/dialect.ts";
+import { rowidSql } from "../sql/rowid.ts";
 import { rowidSpanSql } from "../sql/rowid.ts";
 import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 import type { Database } from "bun:sqlite";

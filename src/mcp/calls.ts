@@ -10,7 +10,7 @@ import type { Config } from "../config/types.ts";
 import { describeTablePrices } from "../dashboards/prices.ts";
 import type { Catalog, TableInfo } from "../db/catalog.ts";
 import { parsePaymentPayload, type ExactPaymentPayload } from "../payment/payload.ts";
-import { requiresPayment } from "../routes/pricing-view.ts";
+import { requiresPayment } from "../service/pricing-view.ts";
 import type { QueryService } from "../service/query-service.ts";
 import type { TableService } from "../service/table-service.ts";
 import { PAYMENT_META, dataResult, paymentRequiredResult } from "./results.ts";

@@ -20,7 +20,6 @@
  *      is settled and the answer is 402 with the new offers;
  *   8. settle, record, deliver. A failure before settlement is never charged.
  */
-import type { PriceTag } from "../config/types.ts";
 import { BadRequestError, PaymentIdConflictError, ServerError } from "../errors.ts";
 import type { ChainReader } from "./chain.ts";
 import type { PaymentEventSink, PaymentRefusal } from "./events.ts";
@@ -28,45 +27,12 @@ import type { FacilitatorClient } from "./facilitator.ts";
 import { authorizationProblem, livesTooLong } from "./local-checks.ts";
 import { PAYMENT_MESSAGES as MSG } from "./messages.ts";
 import { paymentIdOf, paymentKey, type ExactPaymentPayload } from "./payload.ts";
-import { findOffer, offersForMetadata, offersForQuery, paymentRequiredBody, type Offer, type PaidResource, type PaymentRequiredBody } from "./pricing.ts";
+import { findOffer, offersForMetadata, offersForQuery, paymentRequiredBody, type Offer } from "./pricing.ts";
 import { createRecordedPayments, samePayment } from "./replays.ts";
 import type { PaymentStore, SettlementAttempt } from "./store.ts";
+import type { PaidWork, PaymentOutcome, SettlementReceipt } from "./work.ts";
 
-/** What is being sold, and how to do the work; the core calls these only when the payment allows. */
-export interface PaidWork {
-  /** Every price tag of the table: per_row and fixed price queries, metadata_price the metadata (and empty results). */
-  tags: PriceTag[];
-  tableName: string;
-  /** The SQL for a query; null for the metadata endpoint. */
-  query: string | null;
-  resource: PaidResource;
-  /** x402 extensions advertised in every 402 of this work (payment/extensions.ts). */
-  extensions?: Record<string, unknown>;
-  /** The decoded, well-formed payment, or null when none was sent. */
-  payload: ExactPaymentPayload | null;
-  /** `SELECT count(*)` over the query (cached by the query service), for per_row prices. */
-  countRows?: () => Promise<number>;
-  /** Runs the query (or builds the document) and holds the result; its row count (null for metadata). */
-  execute: () => Promise<number | null>;
-  /** A provably cheap query (db/inline.ts): a fixed-price one may run while /verify is in flight. */
-  executeEarly?: boolean;
-  /** Aborted when the client has gone away: nothing is settled for a response nobody receives. */
-  signal?: AbortSignal;
-}
-
-/** The x402 SettleResponse, sent back in PAYMENT-RESPONSE (HTTP) or `_meta["x402/payment-response"]` (MCP). */
-export interface SettlementReceipt {
-  success: boolean;
-  transaction: string;
-  network: string;
-  payer?: string;
-  errorReason?: string;
-}
-
-export type PaymentOutcome =
-  | { kind: "free" }
-  | { kind: "payment-required"; body: PaymentRequiredBody; settlement?: SettlementReceipt }
-  | { kind: "paid"; receipt: SettlementReceipt };
+export type { PaidWork, PaymentOutcome, SettlementReceipt } from "./work.ts";
 
 export interface PaymentCore {
   process(work: PaidWork): Promise<PaymentOutcome>;

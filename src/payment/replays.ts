@@ -15,7 +15,7 @@
  */
 import { ServerError } from "../errors.ts";
 import type { ChainReader } from "./chain.ts";
-import type { PaidWork, PaymentOutcome } from "./core.ts";
+import type { PaidWork, PaymentOutcome } from "./work.ts";
 import type { PaymentEventSink, PaymentRefusal } from "./events.ts";
 import { sameJson } from "./json-equal.ts";
 import { PAYMENT_MESSAGES as MSG } from "./messages.ts";

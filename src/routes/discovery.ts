@@ -6,7 +6,7 @@ import { publicUrl } from "../config/public-url.ts";
 import type { Config } from "../config/types.ts";
 import type { Catalog } from "../db/catalog.ts";
 import { ARROW_STREAM } from "../service/query-service.ts";
-import { requiresPayment, summaryPricing } from "./pricing-view.ts";
+import { requiresPayment, summaryPricing } from "../service/pricing-view.ts";
 
 export function discoveryDocument(config: Config, catalog: Catalog, version: string) {
   return {

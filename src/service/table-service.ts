@@ -12,7 +12,7 @@ import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
 import { metadataExtensions } from "../payment/extensions.ts";
 import type { ExactPaymentPayload } from "../payment/payload.ts";
 import type { PaymentRequiredBody } from "../payment/pricing.ts";
-import { priceTagView, requiresPayment } from "../routes/pricing-view.ts";
+import { priceTagView, requiresPayment } from "./pricing-view.ts";
 
 export interface TableServiceDeps {
   config: Config;

@@ -13,39 +13,19 @@
  * - Unary `+` is accepted alongside `-` and NOT.
  */
 import type { FromClause, LimitClause, Node, OrderByClause, SelectClause, WhereClause } from "sql-parser-cst";
-import type { Catalog, ColumnInfo, TableInfo } from "../db/catalog.ts";
+import type { Catalog, TableInfo } from "../catalog.ts";
 import { ALLOWED_NODES } from "./allowlist.ts";
 import { checkExpression } from "./expression.ts";
 import { checkStringGrowth } from "./growth.ts";
 import { readLimit } from "./limit.ts";
 import { foldCase, identifierName, resolveColumn, sameName, type Scope } from "./names.ts";
 import { checkOrderBy } from "./order.ts";
+import type { OutputColumn, ValidatedQuery } from "./validated.ts";
 import { guardWhere } from "./guard.ts";
 import { parseSelect } from "./parse.ts";
 import { refuse, refuseKnownConstruct, shown, sourceOf } from "./refusals.ts";
 
-export interface OutputColumn {
-  /** The alias if given, else the column's name as stored in the table. */
-  name: string;
-  column: ColumnInfo;
-}
-
-export interface ValidatedQuery {
-  table: TableInfo;
-  /** The validated statement without a trailing ';', so it can be wrapped. */
-  sql: string;
-  /** What the query workers run: `sql` with its WHERE guarded so that it can be stopped (guard.ts). */
-  runSql: string;
-  /** `*` expands to all the table's columns in table order. */
-  columns: OutputColumn[];
-  limit: number | null;
-  offset: number | null;
-  /** Whether the query has a WHERE or an ORDER BY: without either, SQLite reads only LIMIT + OFFSET rows. */
-  filtered: boolean;
-  ordered: boolean;
-  /** Where the select list ends in `sql`: rowidSql appends the rowid there. */
-  selectListEnd: number;
-}
+export type { OutputColumn, ValidatedQuery } from "./validated.ts";
 
 interface Clauses {
   select?: SelectClause;
@@ -90,7 +70,6 @@ export function countSql(q: ValidatedQuery): string {
   return `SELECT count(*) FROM (${q.runSql})`;
 }
 
-export { rowidSql } from "./rowid.ts";
 
 /** The clauses in grammar order, each named as in messages. */
 const CLAUSE_ORDER: [type: string, name: string, key: keyof Clauses][] = [

@@ -3,7 +3,7 @@
  * and how a column reference resolves against the queried table.
  */
 import type { Identifier, MemberExpr } from "sql-parser-cst";
-import type { ColumnInfo, TableInfo } from "../db/catalog.ts";
+import type { ColumnInfo, TableInfo } from "../catalog.ts";
 import { IDENTIFIER_QUOTES } from "./allowlist.ts";
 import { refuse, shown, sourceOf } from "./refusals.ts";
 

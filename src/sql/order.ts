@@ -4,7 +4,7 @@
  */
 import type { Node, OrderByClause } from "sql-parser-cst";
 import { ALLOWED_NODES } from "./allowlist.ts";
-import type { OutputColumn } from "./dialect.ts";
+import type { OutputColumn } from "./validated.ts";
 import { operatorName } from "./expression.ts";
 import { identifierName, resolveColumn, sameName, type Scope } from "./names.ts";
 import { lookup, REJECTED_OPERATORS, refuse, refuseKnownConstruct, sourceOf } from "./refusals.ts";

@@ -4,8 +4,8 @@
  * HTTP thread to the catalog's own TableInfo and ColumnInfo objects (the executor and the Arrow
  * encoder compare and read those).
  */
-import type { Catalog, ColumnInfo, TableInfo } from "../db/catalog.ts";
-import type { ValidatedQuery } from "./dialect.ts";
+import type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
+import type { ValidatedQuery } from "./validated.ts";
 
 /** What validation reads of a table; prices and descriptions stay on the HTTP thread. */
 export interface TableShape {

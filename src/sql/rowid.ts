@@ -6,8 +6,8 @@
  * - `rowidSpanSql`: max(rowid) − min(rowid) + 1, which bounds the rows of any query on the table;
  * - `rowidBoundsSql`, `rowidRangeSql`: a whole-table scan split by rowid ranges (db/striped.ts).
  */
-import type { TableInfo } from "../db/catalog.ts";
-import type { ValidatedQuery } from "./dialect.ts";
+import type { TableInfo } from "../catalog.ts";
+import type { ValidatedQuery } from "./validated.ts";
 import { sameName } from "./names.ts";
 
 /** SQLite's three names for the rowid; a real column of that name hides it, so try the next. */

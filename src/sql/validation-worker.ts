@@ -4,7 +4,7 @@
  * deadline is stopped by the HTTP thread terminating this worker (validator.ts).
  */
 import { BadRequestError } from "../errors.ts";
-import type { Catalog } from "../db/catalog.ts";
+import type { Catalog } from "../catalog.ts";
 import { validateQuery } from "./dialect.ts";
 import { shapeCatalog, toPlain, type FromValidator, type ToValidator } from "./plain-query.ts";
 

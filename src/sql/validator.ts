@@ -5,10 +5,10 @@
  * validated by a validation worker under a deadline (validation-pool.ts), and the worker's plain
  * result is re-linked to the catalog's own objects. The HTTP thread itself never parses.
  */
-import type { Catalog } from "../db/catalog.ts";
+import type { Catalog } from "../catalog.ts";
 import { LIMITS } from "./allowlist.ts";
 import { LruCache } from "./cache.ts";
-import type { ValidatedQuery } from "./dialect.ts";
+import type { ValidatedQuery } from "./validated.ts";
 import { fromPlain, tableShapes } from "./plain-query.ts";
 import { precheckQuery } from "./precheck.ts";
 import { ValidationPool } from "./validation-pool.ts";

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BadRequestError } from "../../src/errors.ts";
-import { countSql, rowidSql, validateQuery } from "../../src/sql/dialect.ts";
+import { countSql, validateQuery } from "../../src/sql/dialect.ts";
+import { rowidSql } from "../../src/sql/rowid.ts";
 import { makeFixture, type Fixture } from "./fixture.ts";
 
 let fixture: Fixture;

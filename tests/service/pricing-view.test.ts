@@ -1,7 +1,7 @@
 /** Price tags as the discovery and table endpoints show them (spec "Resources"; DESIGN.md §3). */
 import { expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/load.ts";
-import { priceTagView, requiresPayment, summaryPricing } from "../../src/routes/pricing-view.ts";
+import { priceTagView, requiresPayment, summaryPricing } from "../../src/service/pricing-view.ts";
 import { PAY_TO } from "../support/fixtures.ts";
 
 const config = resolveConfig(

@@ -1,0 +1,37 @@
+/**
+ * The catalog's shape: the published tables and views, their columns, declared types and
+ * nullability, as read once at start-up (db/catalog.ts). SQL validation, Arrow encoding, the
+ * routes and the dashboards all work from it; it depends on nothing but the config's types.
+ */
+import type { ArrowKind } from "./arrow/types.ts";
+import type { TableConfig } from "./config/types.ts";
+
+export interface ColumnInfo {
+  name: string;
+  /** The declared SQLite type as written in CREATE TABLE ('' when none). */
+  declaredType: string;
+  nullable: boolean;
+  kind: ArrowKind;
+  description?: string;
+}
+
+export interface TableInfo {
+  /** The name as configured (and as it exists in the database). */
+  name: string;
+  columns: ColumnInfo[];
+  /** False for views and WITHOUT ROWID tables. */
+  hasRowid: boolean;
+  /**
+   * A LIMIT n query with no WHERE and no ORDER BY reads at most n stored rows: true for tables, and
+   * for views that only pick columns of one table (sql/view-shape.ts).
+   */
+  limitBounded: boolean;
+  config: TableConfig;
+}
+
+export interface Catalog {
+  tables: TableInfo[];
+  /** SQLite identifiers are case-insensitive; so is this lookup. */
+  table(name: string): TableInfo | undefined;
+}
+

@@ -1,0 +1,25 @@
+/** What validation yields (dialect.ts): the query as the executor and the payment flow use it. */
+import type { ColumnInfo, TableInfo } from "../catalog.ts";
+
+export interface OutputColumn {
+  /** The alias if given, else the column's name as stored in the table. */
+  name: string;
+  column: ColumnInfo;
+}
+
+export interface ValidatedQuery {
+  table: TableInfo;
+  /** The validated statement without a trailing ';', so it can be wrapped. */
+  sql: string;
+  /** What the query workers run: `sql` with its WHERE guarded so that it can be stopped (guard.ts). */
+  runSql: string;
+  /** `*` expands to all the table's columns in table order. */
+  columns: OutputColumn[];
+  limit: number | null;
+  offset: number | null;
+  /** Whether the query has a WHERE or an ORDER BY: without either, SQLite reads only LIMIT + OFFSET rows. */
+  filtered: boolean;
+  ordered: boolean;
+  /** Where the select list ends in `sql`: rowidSql appends the rowid there. */
+  selectListEnd: number;
+}
