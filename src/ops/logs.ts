@@ -90,6 +90,7 @@ function recordOf(event: OpsEvent): LogRecord | null {
         level: event.needsRestart.length > 0 ? "warn" : "info",
         event: "config.reloaded",
         lead: `config reloaded from ${event.source}`,
+        inLead: ["source"],
         fields: { source: event.source, changed: event.changed, needs_restart: event.needsRestart },
         details: [
           ...(event.changed.length > 0 ? [`applied: ${event.changed.join(", ")}`] : ["applied: nothing changed"]),
@@ -101,6 +102,7 @@ function recordOf(event: OpsEvent): LogRecord | null {
         level: "error",
         event: "config.rejected",
         lead: `config reload from ${event.source} refused (${event.problems.length} problem${event.problems.length === 1 ? "" : "s"}); still serving the previous config`,
+        inLead: ["source"],
         fields: { source: event.source, problems: event.problems },
         details: event.problems,
       };
