@@ -27,12 +27,42 @@ interface LogRecord {
 export interface LogSink {
   out(line: string): void;
   err(line: string): void;
+  /** Writes out what is buffered (after an error line, and before the process exits). */
+  flush?(): void;
 }
 
-export const STDIO: LogSink = {
-  out: (line) => void process.stdout.write(`${line}\n`),
-  err: (line) => void process.stderr.write(`${line}\n`),
-};
+/**
+ * stdout and stderr, each written once per turn of the event loop: one system call for all the
+ * lines of that turn rather than one per request.
+ */
+class BufferedStdio implements LogSink {
+  private readonly pending = { out: [] as string[], err: [] as string[] };
+  private scheduled = false;
+
+  readonly out = (line: string) => this.add("out", line);
+  readonly err = (line: string) => this.add("err", line);
+
+  readonly flush = () => {
+    this.scheduled = false;
+    const { out, err } = this.pending;
+    if (out.length > 0) process.stdout.write(`${out.splice(0).join("\n")}\n`);
+    if (err.length > 0) process.stderr.write(`${err.splice(0).join("\n")}\n`);
+  };
+
+  private add(stream: "out" | "err", line: string): void {
+    this.pending[stream].push(line);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.flush);
+  }
+}
+
+export const STDIO: LogSink = new BufferedStdio();
+
+/** Writes out the log lines still buffered (the process is about to exit). */
+export function flushLogs(): void {
+  STDIO.flush?.();
+}
 
 /** Free text from outside (a facilitator's reason) is cut to this length. */
 const MAX_DETAIL_CHARS = 300;
@@ -46,14 +76,16 @@ export function createLogger(options: { format: () => LogFormat; sink?: LogSink;
     const time = now().toISOString();
     if (options.format() === "json") {
       sink.out(JSON.stringify({ time, level: record.level, event: record.event, ...record.fields }, jsonValue));
-      return;
+    } else {
+      const write = record.level === "info" ? sink.out : sink.err;
+      const pairs = Object.entries(record.fields)
+        .filter(([key, value]) => value !== null && value !== undefined && !Array.isArray(value) && !record.inLead?.includes(key))
+        .map(([key, value]) => `${key}=${textValue(value)}`);
+      write([time, record.level.padEnd(5), record.lead ?? record.event, ...pairs].join(" "));
+      for (const detail of record.details ?? []) write(`  ${detail}`);
     }
-    const write = record.level === "info" ? sink.out : sink.err;
-    const pairs = Object.entries(record.fields)
-      .filter(([key, value]) => value !== null && value !== undefined && !Array.isArray(value) && !record.inLead?.includes(key))
-      .map(([key, value]) => `${key}=${textValue(value)}`);
-    write([time, record.level.padEnd(5), record.lead ?? record.event, ...pairs].join(" "));
-    for (const detail of record.details ?? []) write(`  ${detail}`);
+    // An error (a ledger alert) is written at once: the process may not live to the next turn.
+    if (record.level === "error") sink.flush?.();
   };
 }
 

@@ -25,7 +25,9 @@ abstract class Labelled<T> implements Family {
   ) {}
 
   protected entry(labels: Labels, initial: () => T): { labels: Labels; value: T } {
-    const key = this.labelNames.map((name) => labels[name] ?? "").join("\u0000");
+    // Called for every request: a plain loop, not map/join.
+    let key = "";
+    for (const name of this.labelNames) key += `${labels[name] ?? ""}\u0000`;
     let entry = this.series.get(key);
     if (entry === undefined) {
       const own: Labels = {};

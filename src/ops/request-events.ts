@@ -66,6 +66,9 @@ export function observeRequests(handler: (request: Request) => Response | Promis
       const counted = noted.counted;
       if (counted !== null && response.body === counted.stream) {
         counted.onEnd((bytes, complete) => finish(response.status, bytes, complete));
+      } else if (noted.knownBytes !== null && response.status === 200) {
+        // A complete result goes out as its chunks, in one buffer: their size is the body's.
+        finish(200, noted.knownBytes, true);
       } else {
         sizeOf(response).then(
           (bytes) => finish(response.status, bytes, true),

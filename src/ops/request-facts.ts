@@ -11,8 +11,9 @@ import type { QueryService } from "../service/query-service.ts";
 export class RequestFacts {
   /** The configured table the request was about. */
   table: string | null = null;
-  /** Rows of a result known before it was sent (a complete result). */
+  /** Rows and body bytes of a result known before it was sent (a complete result). */
   private knownRows: number | null = null;
+  knownBytes: number | null = null;
   /** A streamed result's own body: its row count is known once it has ended. */
   private resultBody: ReadableStream<Uint8Array> | null = null;
   /** The response body as counted on its way out, when it streams. */
@@ -32,7 +33,10 @@ export class RequestFacts {
         if (answer.kind === "data") {
           this.table = answer.table;
           if ("body" in answer.result) this.resultBody = answer.result.body;
-          else this.knownRows = answer.result.rows;
+          else {
+            this.knownRows = answer.result.rows;
+            this.knownBytes = answer.result.complete.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+          }
         }
         return answer;
       },

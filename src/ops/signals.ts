@@ -3,6 +3,7 @@
  * (a second one exits at once, 1); SIGHUP reloads the config file.
  */
 import type { RunningServer } from "../server.ts";
+import { flushLogs } from "./logs.ts";
 
 export interface SignalOptions {
   /** Reloads the config (SIGHUP); null when there is no file to reload (the built-in demo). */
@@ -40,6 +41,7 @@ export function handleSignals(server: RunningServer, options: SignalOptions): vo
 
 /** Resolves once what was written to stdout and stderr has been handed to the OS. */
 function flushed(): Promise<void> {
+  flushLogs();
   const drained = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write("", () => resolve()));
   return Promise.all([drained(process.stdout), drained(process.stderr)]).then(() => {});
 }

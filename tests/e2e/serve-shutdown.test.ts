@@ -52,14 +52,14 @@ test("SIGTERM during settlement: new connections refused, the paid request compl
   const url = queryUrl(child.url, FIXED_SQL);
   const header = await signedPayment(url);
   const payToBefore = await sandbox.devnet.balanceOf(sandbox.devnet.payTo);
-  let refusedDuringSettlement: boolean | null = null;
+  const during = { refused: null as boolean | null };
   sandbox.resetProxy();
   sandbox.proxy.setBehaviour({
     settle: {
       kind: "hook",
       before: async () => {
         child.signal("SIGTERM");
-        refusedDuringSettlement = await refusesConnections(child.port);
+        during.refused = await refusesConnections(child.port);
       },
     },
   });
@@ -72,7 +72,7 @@ test("SIGTERM during settlement: new connections refused, the paid request compl
   expect(rows.map((row) => Number(row.id))).toEqual([20, 21, 22, 23, 24, 25, 26, 27, 28, 29]);
 
   expect(await child.exited).toBe(0);
-  expect(refusedDuringSettlement).toBe(true);
+  expect(during.refused).toBe(true);
   expect(ledger(ledgerPath)).toEqual([{ status: "settled", tx_hash: receipt.transaction }]);
   expect(await sandbox.devnet.balanceOf(sandbox.devnet.payTo)).toBe(payToBefore + FLAT_UNITS);
 
