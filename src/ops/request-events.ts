@@ -4,9 +4,10 @@
  * its end, failed, or been cancelled by the client — so durations and byte counts are those of the
  * whole response. Handlers add what they know through RequestFacts.
  *
- * A body that is not streamed through the route's tracker is measured from a clone once the
- * response is handed over (buffers and files: no copy, no read). A route that streams a large body
- * passes it through its tracker, which counts it as it leaves instead.
+ * Bytes: a streamed body is counted as it leaves, through the route's tracker; a complete query
+ * result's size is known from its chunks; any other body is measured from a clone once the response
+ * is handed over (buffers and files: no copy, no read). A route that streams a large body must pass
+ * it through its tracker: a clone of a stream would keep reading it after the client has gone.
  */
 import type { RequestEvent } from "./events.ts";
 import { RequestFacts } from "./request-facts.ts";
@@ -36,6 +37,8 @@ export function observeRequests(handler: (request: Request) => Response | Promis
       const started = performance.now();
       const noted = new RequestFacts();
       facts.set(request, noted);
+      // Read now: once a streamed body ends, the socket (and so its peer address) may be gone.
+      const client = options.client(request);
       let emitted = false;
       const finish = (status: number, bytes: number | null, complete: boolean) => {
         if (emitted) return;
@@ -49,7 +52,7 @@ export function observeRequests(handler: (request: Request) => Response | Promis
           path: pathname.length > MAX_PATH_CHARS ? `${pathname.slice(0, MAX_PATH_CHARS)}…` : pathname,
           status,
           durationMs: performance.now() - started,
-          client: options.client(request),
+          client,
           table: noted.table,
           rows: complete ? noted.rows : null,
           bytes,
@@ -64,11 +67,12 @@ export function observeRequests(handler: (request: Request) => Response | Promis
         throw error;
       }
       const counted = noted.counted;
-      if (counted !== null && response.body === counted.stream) {
+      // The tracked body is the response's, possibly wrapped (e.g. compressed) after tracking: its
+      // end (or cancel) ends the request. A clone would read a stream the client has abandoned.
+      if (counted !== null && response.status === 200) {
         counted.onEnd((bytes, complete) => finish(response.status, bytes, complete));
-      } else if (noted.knownBytes !== null && response.status === 200) {
-        // A complete result goes out as its chunks, in one buffer: their size is the body's.
-        finish(200, noted.knownBytes, true);
+      } else if (noted.completeBytes !== null && response.status === 200) {
+        finish(200, noted.completeBytes, true);
       } else {
         sizeOf(response).then(
           (bytes) => finish(response.status, bytes, true),

@@ -13,11 +13,16 @@ export class RequestFacts {
   table: string | null = null;
   /** Rows and body bytes of a result known before it was sent (a complete result). */
   private knownRows: number | null = null;
-  knownBytes: number | null = null;
+  private knownBytes: number | null = null;
   /** A streamed result's own body: its row count is known once it has ended. */
   private resultBody: ReadableStream<Uint8Array> | null = null;
   /** The response body as counted on its way out, when it streams. */
   counted: CountedBody | null = null;
+
+  /** Body bytes of a complete query result (sent as its chunks in one buffer); null otherwise. */
+  get completeBytes(): number | null {
+    return this.knownBytes;
+  }
 
   /** Rows delivered; null while unknown. */
   get rows(): number | null {
@@ -32,8 +37,9 @@ export class RequestFacts {
         const answer = await queries.run(request);
         if (answer.kind === "data") {
           this.table = answer.table;
-          if ("body" in answer.result) this.resultBody = answer.result.body;
-          else {
+          if ("body" in answer.result) {
+            this.resultBody = answer.result.body;
+          } else {
             this.knownRows = answer.result.rows;
             this.knownBytes = answer.result.complete.reduce((sum, chunk) => sum + chunk.byteLength, 0);
           }
