@@ -34,7 +34,6 @@ export interface ReadinessDeps {
   draining?: () => boolean;
   /** Told when readiness changes (the first report counts as a change only when not ready). */
   onChange?: (ready: boolean, failing: Record<string, string>) => void;
-  now?: () => number;
 }
 
 export interface Readiness {
@@ -42,7 +41,7 @@ export interface Readiness {
 }
 
 export function createReadiness(deps: ReadinessDeps): Readiness {
-  const now = deps.now ?? Date.now;
+  const now = Date.now;
   const database = cached(CHECK_TTL_MS.database, now, async () => checkDatabase(deps.databasePath));
   const ledger = cached(CHECK_TTL_MS.ledger, now, () =>
     bounded(deps.store.ping().then((): CheckResult => ({ ok: true })), "the payment ledger did not answer"),
