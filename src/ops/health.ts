@@ -41,12 +41,11 @@ export interface Readiness {
 }
 
 export function createReadiness(deps: ReadinessDeps): Readiness {
-  const now = Date.now;
-  const database = cached(CHECK_TTL_MS.database, now, async () => checkDatabase(deps.databasePath));
-  const ledger = cached(CHECK_TTL_MS.ledger, now, () =>
+  const database = cached(CHECK_TTL_MS.database, async () => checkDatabase(deps.databasePath));
+  const ledger = cached(CHECK_TTL_MS.ledger, () =>
     bounded(deps.store.ping().then((): CheckResult => ({ ok: true })), "the payment ledger did not answer"),
   );
-  const facilitator = cached(CHECK_TTL_MS.facilitator, now, () =>
+  const facilitator = cached(CHECK_TTL_MS.facilitator, () =>
     deps.networks.length === 0 ? Promise.resolve<CheckResult>({ ok: true }) : bounded(checkFacilitator(deps), "the payment facilitator did not answer /supported"),
   );
   let wasReady = true;
@@ -114,13 +113,13 @@ async function bounded(check: Promise<CheckResult>, message: string): Promise<Ch
 }
 
 /** One run at a time, its result reused for `ttlMs` after it ends. */
-function cached(ttlMs: number, now: () => number, run: () => Promise<CheckResult>): () => Promise<CheckResult> {
+function cached(ttlMs: number, run: () => Promise<CheckResult>): () => Promise<CheckResult> {
   let last: { result: CheckResult; at: number } | null = null;
   let running: Promise<CheckResult> | null = null;
   return () => {
-    if (last !== null && now() - last.at < ttlMs) return Promise.resolve(last.result);
+    if (last !== null && Date.now() - last.at < ttlMs) return Promise.resolve(last.result);
     running ??= run().then((result) => {
-      last = { result, at: now() };
+      last = { result, at: Date.now() };
       running = null;
       return result;
     });
