@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PAY_TO } from "../support/fixtures.ts";
 import { spawnServe, type ServeProcess } from "../ops/serve-process.ts";
-import { opsFixture, opsRawConfig, queryPath } from "../ops/support.ts";
+import { opsFixture, opsRawConfig, queryPath, removeFixture } from "../ops/support.ts";
 
 let dir: string;
 let configPath: string;
@@ -28,7 +28,10 @@ beforeAll(async () => {
   write(json("0.001"));
   child = await spawnServe(configPath);
 }, 60_000);
-afterAll(() => child?.kill());
+afterAll(async () => {
+  await child?.kill();
+  removeFixture(dir);
+});
 
 /** The first offer's amount for 10 rows of items (6 decimals). */
 async function quote(): Promise<string> {

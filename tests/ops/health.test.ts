@@ -14,7 +14,7 @@ import { createFacilitatorClient } from "../../src/payment/facilitator.ts";
 import { openPaymentStore } from "../../src/payment/store/open.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { usePostgres } from "../support/postgres.ts";
-import { opsConfig, opsFixture } from "./support.ts";
+import { opsConfig, opsFixture, removeFixture } from "./support.ts";
 
 const postgres = usePostgres();
 /** Only free tables: no network is priced, so the facilitator is not needed to be ready. */
@@ -24,6 +24,7 @@ let dir: string;
 beforeAll(() => {
   dir = opsFixture();
 });
+afterAll(() => removeFixture(dir));
 
 async function readyz(url: string): Promise<{ status: number; body: any }> {
   const response = await fetch(`${url}/readyz`);

@@ -13,7 +13,7 @@ import { startServer, type RunningServer } from "../../src/server.ts";
 import { decodePaymentSignature } from "../../src/payment/wire.ts";
 import { payingClient } from "../payment/client.ts";
 import { paymentRequired } from "../support/paying.ts";
-import { opsFixture, opsRawConfig, queryPath } from "./support.ts";
+import { opsFixture, opsRawConfig, queryPath, removeFixture } from "./support.ts";
 
 /** Captured lines: what went to stdout and to stderr. */
 function capture() {
@@ -144,6 +144,7 @@ describe("text", () => {
 describe("through a real server", () => {
   const SECRETS = { USER: "log-s3cret-user", PASS: "log-s3cret-pass", TOKEN: "log-s3cret-token", HEADER: "log-s3cret-header", METRICS: "log-s3cret-metrics" };
   let server: RunningServer;
+  let dir: string | undefined;
   const { out, err, sink } = capture();
 
   beforeAll(async () => {
@@ -153,7 +154,7 @@ describe("through a real server", () => {
         probe.close(() => resolve(port));
       });
     });
-    const dir = opsFixture();
+    dir = opsFixture();
     const raw = opsRawConfig({
       server: { bind: "127.0.0.1:0", log: "json", trust_proxy: "X-Forwarded-For", metrics: true, metrics_token: "${METRICS}" },
       facilitator: { url: `http://\${USER}:\${PASS}@127.0.0.1:${closedPort}/f?token=\${TOKEN}`, headers: { Authorization: "Bearer ${HEADER}" }, timeout_ms: 2000 },
@@ -161,7 +162,10 @@ describe("through a real server", () => {
     server = await startServer(resolveConfig(raw, { baseDir: dir, env: SECRETS }), { workers: 1 });
     server.events.subscribe(createLogger({ format: () => server.config.server.log, sink }));
   });
-  afterAll(() => server?.stop());
+  afterAll(async () => {
+    await server?.stop();
+    removeFixture(dir);
+  });
 
   test("one line per request, a warning for the facilitator failure, and no secret or signature anywhere", async () => {
     const url = (path: string) => server.url + path;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { parseExposition, type Exposition } from "./exposition.ts";
-import { BIG_ROWS, opsConfig, opsFixture, queryPath, scrape } from "./support.ts";
+import { BIG_ROWS, opsConfig, opsFixture, queryPath, removeFixture, scrape } from "./support.ts";
 
 const TOKEN = "metrics-s3cret-token";
 let dir: string;
@@ -19,7 +19,10 @@ beforeAll(async () => {
     workers: 2,
   });
 });
-afterAll(() => server?.stop());
+afterAll(async () => {
+  await server?.stop();
+  removeFixture(dir);
+});
 
 const get = (path: string, init?: RequestInit) => fetch(server.url + path, init);
 const metrics = () => scrape(server.url, TOKEN);

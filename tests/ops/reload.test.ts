@@ -11,7 +11,7 @@ import { ConfigError } from "../../src/errors.ts";
 import { planReload } from "../../src/ops/reload.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { PAY_TO } from "../support/fixtures.ts";
-import { opsFixture, opsRawConfig, queryPath, scrape } from "./support.ts";
+import { opsFixture, opsRawConfig, queryPath, removeFixture, scrape } from "./support.ts";
 
 const resolve = (raw: Record<string, unknown>) => resolveConfig(raw, { baseDir: "/srv/arrow402", env: {} });
 const itemsAt = (amount: string) => [
@@ -64,7 +64,10 @@ describe("through a real server", () => {
     dir = opsFixture();
     server = await startServer(configFor("0.001", "config A"), { workers: 2 });
   });
-  afterAll(() => server?.stop());
+  afterAll(async () => {
+    await server?.stop();
+    removeFixture(dir);
+  });
 
   const quote = async () => {
     const response = await fetch(server.url + queryPath("SELECT id FROM items WHERE id <= 10"));

@@ -3,6 +3,7 @@
  * plus `big`, a table large enough that its export streams (more than the first 32,768 rows).
  */
 import { Database } from "bun:sqlite";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/types.ts";
@@ -11,7 +12,7 @@ import { parseExposition, type Exposition } from "./exposition.ts";
 
 export const BIG_ROWS = 50_000;
 
-/** A folder holding `types.sqlite` (kinds, items, cheap_items, big). */
+/** A folder holding `types.sqlite` (kinds, items, cheap_items, big); remove it with `removeFixture`. */
 export function opsFixture(): string {
   const dir = tempDir("arrow402-ops-");
   const path = join(dir, "types.sqlite");
@@ -21,6 +22,10 @@ export function opsFixture(): string {
   db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${BIG_ROWS}) INSERT INTO big SELECT i, 'row-' || i FROM n`);
   db.close();
   return dir;
+}
+
+export function removeFixture(dir: string | undefined): void {
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 }
 
 /** The raw config the operations tests start from: free kinds and big, items paid per row. */
