@@ -1,12 +1,20 @@
 /**
- * createApp(deps) → the Elysia app, without listen(): tests call `app.handle(new Request(...))`
- * and main.ts starts the server. Services take plain values, never Elysia's context.
+ * createApp(deps) → the app, without listen(): tests call `app.handle(new Request(...))` and
+ * server.ts serves `app.fetch`. Services take plain values, never Elysia's context.
+ *
+ * Every request is observed once (ops/request-events.ts): when it has finished, a
+ * `request.finished` event goes to `deps.ops.onRequest`, with what the handlers noted about it
+ * (its table, its rows) and the bytes of its body. Routes themselves never log or count.
  */
 import { Elysia } from "elysia";
 import type { Config } from "./config/types.ts";
 import type { Catalog } from "./db/catalog.ts";
 import type { QueryExecutor } from "./db/execute.ts";
 import { errorResponse } from "./errors.ts";
+import { operationsRoutes, type OperationsEndpoints } from "./ops/endpoints.ts";
+import type { RequestEvent } from "./ops/events.ts";
+import { observeRequests } from "./ops/request-events.ts";
+import { routeLabel } from "./ops/routes.ts";
 import type { PaymentCore } from "./payment/core.ts";
 import { ClientConcurrency, clientAddressOf } from "./routes/client-limit.ts";
 import { addCorsHeaders, preflightResponse } from "./routes/cors.ts";
@@ -29,9 +37,21 @@ export interface AppDeps {
   validator: QueryValidator;
   /** The client's address as the server sees it (the socket's peer); absent in app.handle() tests. */
   peerAddress?: (request: Request) => string | null;
+  /** Operations (DESIGN.md §11): readiness, metrics, and where finished-request events go. */
+  ops?: AppOperations;
 }
 
-export function createApp(deps: AppDeps) {
+export interface AppOperations extends OperationsEndpoints {
+  onRequest(event: RequestEvent): void;
+}
+
+export interface App {
+  /** Answers one request (the same function as `fetch`). */
+  handle(request: Request): Promise<Response>;
+  fetch(request: Request): Promise<Response>;
+}
+
+export function createApp(deps: AppDeps): App {
   const { config, catalog } = deps;
   const discovery = () => Response.json(discoveryDocument(config, catalog, deps.version));
   const queries = createQueryService({ ...deps, validate: deps.validator.validate });
@@ -40,7 +60,13 @@ export function createApp(deps: AppDeps) {
   const perClient = new ClientConcurrency(config.limits.maxConcurrentPerClient);
   const clientOf = (request: Request) => clientAddressOf(request, deps.peerAddress?.(request) ?? null, config.server.trustProxy);
   const withCors = (request: Request, response: Response) => addCorsHeaders(response.headers, config.server.corsOrigins, request.headers.get("origin"));
-  return new Elysia()
+  const slugs = new Set((config.dashboards?.entries ?? []).filter((entry) => entry.enabled).map((entry) => entry.slug));
+  const observer = observeRequests((request) => routes.fetch(request), {
+    emit: (event) => deps.ops?.onRequest(event),
+    route: (pathname) => routeLabel(pathname, slugs),
+    client: clientOf,
+  });
+  const routes = new Elysia()
     .onRequest(({ request }) => {
       if (request.method === "OPTIONS") return preflightResponse(config.server.corsOrigins, request.headers.get("origin"));
     })
@@ -58,13 +84,20 @@ export function createApp(deps: AppDeps) {
     .get("/api", discovery)
     .get("/api/", discovery)
     // Elysia gives a null parameter for a path segment that is not valid percent-encoding.
-    .get("/api/table/:name", ({ params, request }) => handleTable({ config, tables }, params.name as string | null, request))
-    .get("/api/query", ({ request }) => perClient.guard(clientOf(request), (track) => handleQuery({ config, queries }, request, track)))
+    .get("/api/table/:name", ({ params, request }) => {
+      const name = params.name as string | null;
+      observer.factsOf(request).table = name === null ? null : (catalog.table(name)?.name ?? null);
+      return handleTable({ config, tables }, name, request);
+    })
+    .get("/api/query", ({ request }) => {
+      const facts = observer.factsOf(request);
+      return perClient.guard(clientOf(request), (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track)));
+    })
     // MCP (DESIGN.md §12): a POST is one JSON-RPC exchange, a query among them.
     .post("/mcp", ({ request }) => perClient.guard(clientOf(request), () => mcp(request)))
     .get("/mcp", ({ request }) => mcp(request))
     .delete("/mcp", ({ request }) => mcp(request))
+    .use(operationsRoutes(config.server, deps.ops))
     .use(dashboardRoutes(config.dashboards));
+  return { handle: observer.handle, fetch: observer.handle };
 }
-
-export type App = ReturnType<typeof createApp>;

@@ -43,6 +43,16 @@ export class NotAcceptableError extends Arrow402Error {
   readonly status = 406;
 }
 
+/** 401 text/plain with WWW-Authenticate: the request needs credentials it did not send (GET /metrics with server.metrics_token). */
+export class UnauthorizedError extends Arrow402Error {
+  readonly status = 401;
+}
+
+/** 403 text/plain: the credentials sent are not the ones required. */
+export class ForbiddenError extends Arrow402Error {
+  readonly status = 403;
+}
+
 /** 500 text/plain: the server's fault (database, encoding, facilitator). No stack trace is sent. */
 export class ServerError extends Arrow402Error {
   readonly status = 500;
@@ -117,6 +127,9 @@ export function errorResponse(error: unknown): Response {
   }
   if (error instanceof ServerBusyError || error instanceof TooManyRequestsError || error instanceof LedgerUnavailableError) {
     return new Response(error.message, { status: error.status, headers: { ...TEXT, "retry-after": "1" } });
+  }
+  if (error instanceof UnauthorizedError) {
+    return new Response(error.message, { status: 401, headers: { ...TEXT, "www-authenticate": 'Bearer realm="arrow402"' } });
   }
   if (error instanceof ValueDoesNotFitError) console.error(`arrow402: ${error.operatorMessage}`);
   if (error instanceof Arrow402Error) {

@@ -1,28 +1,52 @@
 /**
  * Wires the parts from a resolved config: `buildApp` for `app.handle()` tests, `startServer`
  * for `arrow402 serve` and the e2e tests, so the tests exercise exactly what users run.
+ *
+ * Two lifetimes (DESIGN.md §11 "Operations"). The services — query workers, payment store, event
+ * bus, metrics — live as long as the process. The app — catalog, payment core, readiness, routes —
+ * is built from a config, and rebuilt from each config a reload applies, then swapped in one step
+ * (ops/app-holder.ts): a request sees the old config or the new one, never a mix.
  */
 import { createApp, type App } from "./app.ts";
 import type { Config } from "./config/types.ts";
 import { openReadOnly, readCatalog, type Catalog } from "./db/catalog.ts";
 import { QueryExecutor } from "./db/execute.ts";
 import { ConfigError } from "./errors.ts";
+import { AppHolder } from "./ops/app-holder.ts";
+import { drain, type DrainResult } from "./ops/drain.ts";
+import { EventBus } from "./ops/events.ts";
+import { createReadiness } from "./ops/health.ts";
+import { createMetrics, type Metrics } from "./ops/metrics.ts";
+import { planReload } from "./ops/reload.ts";
 import { createChainReader } from "./payment/chain.ts";
 import { createPaymentCore } from "./payment/core.ts";
 import { createFacilitatorClient } from "./payment/facilitator.ts";
+import type { PaymentStore } from "./payment/store.ts";
 import { openPaymentStore } from "./payment/store/open.ts";
-import { createQueryValidator } from "./sql/validator.ts";
+import { createQueryValidator, type QueryValidator } from "./sql/validator.ts";
 import { VERSION } from "./version.ts";
 
 export interface BuiltApp {
   app: App;
   catalog: Catalog;
+  events: EventBus;
   close(): Promise<void>;
 }
 
+export type ReloadOutcome = { applied: true; changed: string[]; needsRestart: string[] } | { applied: false; problems: string[] };
+
 export interface RunningServer {
   url: string;
-  catalog: Catalog;
+  /** What is being served now (a reload changes them). */
+  readonly catalog: Catalog;
+  readonly config: Config;
+  /** Every request, payment and lifecycle event (ops/events.ts); logging subscribes here. */
+  events: EventBus;
+  /** Loads a new config and applies it in one step, or keeps the running one and reports why (SIGHUP). */
+  reload(load: () => Config, source: string): ReloadOutcome;
+  /** Stops accepting, drains within `server.shutdown_ms`, then closes the workers and the store (SIGTERM). */
+  shutdown(signal?: string): Promise<DrainResult>;
+  /** Stops at once, closing connections in flight. */
   stop(): Promise<void>;
 }
 
@@ -32,67 +56,187 @@ export interface BuildOptions {
   peerAddress?: (request: Request) => string | null;
 }
 
+/** What lives as long as the process, across reloads. */
+interface Services {
+  executor: QueryExecutor;
+  store: PaymentStore;
+  events: EventBus;
+  metrics: Metrics;
+  draining: boolean;
+  close(): Promise<void>;
+}
+
+interface Served {
+  app: App;
+  catalog: Catalog;
+  config: Config;
+  /** Validates query text against this catalog, off the HTTP thread (sql/validator.ts). */
+  validator: QueryValidator;
+}
+
+/**
+ * How long a replaced app's validator stays open for requests still in it: longer than any one
+ * validation may take (sql/validator.ts deadline and queue wait).
+ */
+const RETIRED_VALIDATOR_MS = 10_000;
+
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
+  const catalog = readTables(config);
+  const services = await openServices(config, options);
+  const { app, validator } = assemble(config, catalog, services, options);
+  const close = async () => {
+    validator.close();
+    await services.close();
+  };
+  return { app, catalog, events: services.events, close };
+}
+
+export async function startServer(config: Config, options: { workers?: number } = {}): Promise<RunningServer> {
+  const holder = new AppHolder();
+  const server = Bun.serve({
+    hostname: config.server.host,
+    port: config.server.port,
+    fetch: holder.fetch,
+    // Large results stream for a while; the query time limit bounds the work, not this.
+    idleTimeout: 0,
+  });
+  const build: BuildOptions = { ...options, peerAddress: (request) => server.requestIP(request)?.address ?? null };
+  // Port 0 means "any free port": a base_url still naming port 0 follows the real one.
+  const listening = (c: Config): Config => ({ ...c, server: { ...c.server, baseUrl: c.server.baseUrl.replace(/:0$/, `:${server.port}`) } });
+  let services: Services | undefined;
+  let served: Served;
+  try {
+    const catalog = readTables(config);
+    services = await openServices(config, build, () => server.pendingRequests);
+    served = assemble(listening(config), catalog, services, build);
+  } catch (error) {
+    void server.stop(true);
+    await services?.close();
+    throw error;
+  }
+  const open = services;
+  holder.swap(served.app);
+  /** The config as given (before the port is filled in), which a reload is compared with. */
+  let running = config;
+  let shutdown: Promise<DrainResult> | null = null;
+
+  return {
+    url: `http://${server.hostname!.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`,
+    get catalog() {
+      return served.catalog;
+    },
+    get config() {
+      return served.config;
+    },
+    events: open.events,
+    reload(load, source) {
+      let plan;
+      let next: Served;
+      try {
+        if (open.draining) throw new ConfigError(["(top level): the server is shutting down"]);
+        plan = planReload(running, load());
+        next = assemble(listening(plan.config), readTables(plan.config), open, build);
+      } catch (error) {
+        // (nothing was swapped in: the running app and its validator stay)
+        const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
+        open.events.emit({ type: "config.rejected", source, problems });
+        return { applied: false, problems };
+      }
+      holder.swap(next.app);
+      // Requests already in the old app may still be validating: its validator retires a little later.
+      const retired = served.validator;
+      setTimeout(() => retired.close(), RETIRED_VALIDATOR_MS).unref?.();
+      served = next;
+      running = plan.config;
+      open.events.emit({ type: "config.reloaded", source, changed: plan.changed, needsRestart: plan.needsRestart });
+      return { applied: true, changed: plan.changed, needsRestart: plan.needsRestart };
+    },
+    shutdown(signal = "SIGTERM") {
+      shutdown ??= (async () => {
+        open.draining = true;
+        const deadlineMs = served.config.server.shutdownMs;
+        open.events.emit({ type: "shutdown.started", signal, inFlight: server.pendingRequests, deadlineMs });
+        const result = await drain(server, holder, deadlineMs);
+        served.validator.close();
+        await open.close();
+        open.events.emit({ type: "shutdown.finished", cut: result.cut });
+        return result;
+      })();
+      return shutdown;
+    },
+    async stop() {
+      open.draining = true;
+      await server.stop(true);
+      served.validator.close();
+      await open.close();
+    },
+  };
+}
+
+/** The configured tables as the database has them; every missing table or column is a ConfigError. */
+function readTables(config: Config): Catalog {
   const db = openReadOnly(config.database.sqlite);
-  const { catalog, problems } = readCatalog(db, config.tables);
-  db.close();
-  if (problems.length > 0) throw new ConfigError(problems);
+  try {
+    const { catalog, problems } = readCatalog(db, config.tables);
+    if (problems.length > 0) throw new ConfigError(problems);
+    return catalog;
+  } finally {
+    db.close();
+  }
+}
+
+async function openServices(config: Config, options: BuildOptions, inFlight?: () => number): Promise<Services> {
   const store = await openPaymentStore(config.ledger);
   const executor = new QueryExecutor(config.database.sqlite, config.limits, options.workers);
+  const events = new EventBus();
+  const metrics = createMetrics({ version: VERSION, inFlight, splitScans: () => executor.stats.splitScans, spillBytes: () => executor.spillBytes });
+  events.subscribe(metrics.observe);
+  let closed: Promise<void> | null = null;
+  return {
+    executor,
+    store,
+    events,
+    metrics,
+    draining: false,
+    close() {
+      closed ??= (async () => {
+        executor.close();
+        await store.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+/** The app for one config, over the long-lived services. */
+function assemble(config: Config, catalog: Catalog, services: Services, options: BuildOptions): Served {
+  const { events, store } = services;
+  const facilitator = createFacilitatorClient(config.facilitator);
   const payments = createPaymentCore({
-    facilitator: createFacilitatorClient(config.facilitator),
+    facilitator,
     store,
     chain: createChainReader(config.rpcUrls),
     maxTimeoutSeconds: config.payment.maxTimeoutSeconds,
     claimTtlMs: claimTtlMs(config),
+    onEvent: events.emit,
   });
+  const readiness = createReadiness({
+    databasePath: config.database.sqlite,
+    store,
+    facilitator,
+    networks: [...new Set(config.tables.flatMap((table) => table.priceTags.map((tag) => tag.token.network)))],
+    draining: () => services.draining,
+    onChange: (ready, failing) => events.emit({ type: "readiness.changed", ready, failing }),
+  });
+  const ops = { readiness, metrics: services.metrics, onRequest: events.emit };
   const validator = createQueryValidator(catalog, config.limits);
-  const app = createApp({ config, catalog, executor, payments, version: VERSION, validator, peerAddress: options.peerAddress });
-  return {
-    app,
-    catalog,
-    async close() {
-      validator.close();
-      executor.close();
-      await store.close();
-    },
-  };
-}
-
-export async function startServer(config: Config, options: { workers?: number } = {}): Promise<RunningServer> {
-  let built: BuiltApp | null = null;
-  const server = Bun.serve({
-    hostname: config.server.host,
-    port: config.server.port,
-    // Elysia's compiled handler itself (`app.handle` wraps it in one more promise).
-    fetch: (request) => (built === null ? new Response("Starting: retry shortly", { status: 503, headers: { "retry-after": "1" } }) : built.app.fetch(request)),
-    // Large results stream for a while; the query time limit bounds the work, not this.
-    idleTimeout: 0,
-  });
-  // Port 0 means "any free port": a base_url still naming port 0 follows the real one.
-  const baseUrl = config.server.baseUrl.replace(/:0$/, `:${server.port}`);
-  try {
-    built = await buildApp({ ...config, server: { ...config.server, baseUrl } }, { ...options, peerAddress: (request) => server.requestIP(request)?.address ?? null });
-  } catch (error) {
-    void server.stop(true);
-    throw error;
-  }
-  const app = built;
-  return {
-    url: `http://${server.hostname!.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`,
-    catalog: app.catalog,
-    async stop() {
-      await server.stop(true);
-      await app.close();
-    },
-  };
+  const app = createApp({ config, catalog, executor: services.executor, payments, version: VERSION, validator, peerAddress: options.peerAddress, ops });
+  return { app, catalog, config, validator };
 }
 
 /**
- * How long one request may hold a payment: its query, /verify and /settle, twice over for the
- * store and chain reads around them (60 s with the default limits). A holder that died (a killed
- * process or replica) frees the payment after this long, so it follows the limits that bound the
- * work rather than a fixed allowance.
+ * How long one request may hold a payment: its query, /verify and /settle, with room to spare. A
+ * holder that died frees the payment after this long.
  */
 function claimTtlMs(config: Config): number {
   return 2 * (config.limits.queryTimeoutMs + 2 * config.facilitator.timeoutMs);

@@ -1,4 +1,8 @@
-/** `arrow402 serve`: starts the server from the config, or the built-in demo (DESIGN.md §1). */
+/** `arrow402 serve`: starts the server from the config, or the built-in demo (DESIGN.md §1, §11). */
+import { resolve } from "node:path";
+import { loadConfigFile } from "../config/load.ts";
+import { createLogger } from "../ops/logs.ts";
+import { handleSignals } from "../ops/signals.ts";
 import { raiseRequestHeadLimit } from "../routes/header-budget.ts";
 import { startServer } from "../server.ts";
 import { VERSION } from "../version.ts";
@@ -9,7 +13,8 @@ import { ensureDemoDashboards } from "./demo-dashboards.ts";
 
 export async function serve(configPath: string | undefined, bind: string | undefined): Promise<void> {
   const context = loadContext(configPath);
-  const config = bind === undefined ? context.config : withBind(context.config, bind);
+  const withOverrides = (config: Config) => (bind === undefined ? config : withBind(config, bind));
+  const config = withOverrides(context.config);
   const { db, catalog } = openCatalog(config);
   if (context.isDemo) await ensureDemoDashboards(config, db, catalog);
   db.close();
@@ -17,19 +22,17 @@ export async function serve(configPath: string | undefined, bind: string | undef
   raiseRequestHeadLimit(config.limits.maxQueryBytes);
   const server = await startServer(config);
   const { url } = server;
-  console.log(`arrow402 ${VERSION} serving ${catalog.tables.length} table(s) from ${context.source} on ${url}`);
-  if (context.isDemo) {
+  server.events.subscribe(createLogger({ format: () => server.config.server.log }));
+  server.events.emit({ type: "server.started", message: `arrow402 ${VERSION} serving ${catalog.tables.length} table(s) from ${context.source} on ${url}` });
+  if (context.isDemo && config.server.log === "text") {
     console.log(`  discovery:  curl -s ${url}/api/`);
     console.log(`  free query: curl -s '${url}/api/query?query=SELECT%20*%20FROM%20tokens' -o tokens.arrow`);
     console.log(`  paid query: curl -si '${url}/api/query?query=SELECT%20*%20FROM%20swaps%20LIMIT%2010'   (402: payment required)`);
     console.log(`  dashboards: ${url}/`);
   }
-  const stop = async () => {
-    await server.stop();
-    process.exit(0);
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  // The file is read again on SIGHUP, with the same --bind: the bind itself needs a restart.
+  const path = context.isDemo ? null : resolve(context.source);
+  handleSignals(server, { reload: path === null ? null : () => server.reload(() => withOverrides(loadConfigFile(path)), context.source) });
 }
 
 /** `--bind HOST:PORT` replaces server.bind; a base_url that only echoed the old bind follows it. */

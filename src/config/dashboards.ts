@@ -1,7 +1,8 @@
 /**
  * The `dashboards:` section (DESIGN.md §7): the dashboards root folder and one entry per
  * dashboard. A slug becomes the first URL path segment (`/<slug>/`), so it is restricted to a safe
- * pattern (checked by the schema), `api` is reserved for the HTTP API, and slugs are unique.
+ * pattern (checked by the schema), `api`, `mcp`, `healthz`, `readyz` and `metrics` are reserved for the
+ * server's own routes, and slugs are unique.
  * Each entry charts a configured table; its name is stored as configured.
  */
 import { resolve } from "node:path";
@@ -9,8 +10,8 @@ import { formatPath, isRecord, type Problems } from "./problems.ts";
 import { DEFAULTS } from "./schema.ts";
 import type { Config, DashboardEntry } from "./types.ts";
 
-/** Slugs that would collide with the server's own routes. */
-const RESERVED_SLUGS = new Set(["api"]);
+/** Slugs that would collide with the server's own routes (the API, health checks and metrics). */
+const RESERVED_SLUGS = new Set(["api", "mcp", "healthz", "readyz", "metrics"]);
 
 export function resolveDashboards(raw: unknown, tableNames: string[], baseDir: string, problems: Problems): Config["dashboards"] {
   const section = isRecord(raw) ? raw : {};
@@ -22,7 +23,7 @@ export function resolveDashboards(raw: unknown, tableNames: string[], baseDir: s
     const path = ["dashboards", "entries", index];
     const slug = typeof entry.slug === "string" ? entry.slug : "";
     if (RESERVED_SLUGS.has(slug)) {
-      problems.add([...path, "slug"], `${slug} is reserved for the HTTP API; choose another slug`);
+      problems.add([...path, "slug"], `${slug} is reserved for the server's own routes; choose another slug`);
     } else if (slug !== "") {
       const earlier = firstIndexBySlug.get(slug);
       if (earlier === undefined) firstIndexBySlug.set(slug, index);

@@ -28,7 +28,13 @@ export const DEFAULTS = {
   sendTimeoutMs: 60_000,
   mcpMaxRows: 1_000,
   dashboardsRoot: "./dashboards",
+  metrics: false,
+  log: "text",
+  shutdownMs: 10_000,
 } as const;
+
+/** `server.log` values: lines for humans, or one JSON object per line for log collectors. */
+export const LOG_FORMATS = ["text", "json"] as const;
 
 const closed = { additionalProperties: false } as const;
 
@@ -155,6 +161,15 @@ export const ConfigSchema = Type.Object(
           trust_proxy: Type.Optional(
             Type.String({ description: "request header holding the client address set by a trusted proxy, e.g. X-Forwarded-For" }),
           ),
+          metrics: Type.Optional(Type.Boolean({ default: DEFAULTS.metrics, description: "serve GET /metrics (Prometheus text)", "x-hint": "write true or false" })),
+          metrics_token: Type.Optional(NonEmpty("bearer token GET /metrics requires; write ${METRICS_TOKEN}")),
+          log: Type.Optional(
+            Type.Union(
+              LOG_FORMATS.map((format) => Type.Literal(format)),
+              { default: DEFAULTS.log, description: "request and payment log lines on stdout", "x-hint": "write text (for humans) or json (one object per line)" },
+            ),
+          ),
+          shutdown_ms: Type.Optional(Count("longest SIGTERM waits for requests in flight", 0, { default: DEFAULTS.shutdownMs })),
         },
         closed,
       ),

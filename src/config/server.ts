@@ -1,12 +1,13 @@
 /**
  * The `server:` section (DESIGN.md §2): where to listen, the public base URL used in offers
- * (`resource.url`) and CORS origins.
+ * (`resource.url`), CORS origins, and the operations keys (operations.ts).
  * Like every resolver, returns undefined when a problem was recorded (here or by the schema).
  */
 import type { Config } from "./types.ts";
 import { DEFAULTS } from "./schema.ts";
 import { isRecord, type ConfigPath, type Problems } from "./problems.ts";
 import { publicUrl } from "./public-url.ts";
+import { resolveOperations } from "./operations.ts";
 
 /** `host:port`, IPv6 hosts in brackets (`[::1]:4021`). */
 const BIND = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/;
@@ -98,12 +99,14 @@ export function resolveServer(raw: unknown, problems: Problems): Config["server"
   if (!proxyOk && typeof trustProxy === "string") {
     problems.add(["server", "trust_proxy"], `${JSON.stringify(trustProxy)} is not an HTTP header name; write the header your proxy sets, e.g. X-Forwarded-For`);
   }
-  if (address === undefined || baseUrl === undefined || !originsOk || !proxyOk) return undefined;
+  const operations = resolveOperations(section, problems);
+  if (address === undefined || baseUrl === undefined || !originsOk || !proxyOk || operations === undefined) return undefined;
   return {
     host: address.host,
     port: address.port,
     baseUrl,
     corsOrigins: origins as string[],
     trustProxy: typeof trustProxy === "string" ? trustProxy.toLowerCase() : null,
+    ...operations,
   };
 }

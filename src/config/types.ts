@@ -6,6 +6,7 @@
 import type { CdpCredentials } from "./cdp-key.ts";
 
 export type Hex = `0x${string}`;
+export type LogFormat = "text" | "json";
 export type Network = `eip155:${number}`;
 
 export interface TokenInfo {
@@ -90,6 +91,14 @@ export interface Config {
     corsOrigins: string[];
     /** Lower-case name of the header a trusted proxy puts the client address in; null: the socket's address. */
     trustProxy: string | null;
+    /** Serve `GET /metrics` (DESIGN.md §11 "Operations"). */
+    metrics: boolean;
+    /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. */
+    metricsToken: string | null;
+    /** Request and payment lines on stdout: `text` for humans, `json` one object per line. */
+    log: LogFormat;
+    /** How long SIGTERM waits for requests in flight before closing them. */
+    shutdownMs: number;
   };
   facilitator: {
     url: string;

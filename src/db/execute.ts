@@ -77,6 +77,11 @@ export class QueryExecutor {
     });
   }
 
+  /** Bytes of stalled readers' responses waiting in spill files (outgoing.ts), for operators. */
+  get spillBytes(): number {
+    return this.sending.budget.usedBytes;
+  }
+
   close(): void {
     this.pool.close();
     this.inline.close();

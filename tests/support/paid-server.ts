@@ -13,6 +13,7 @@ import { createPublicClient, erc20Abi, http, parseEventLogs, type Hex } from "vi
 import { startDevnet, startFacilitatorProxy, type Devnet, type FacilitatorProxy } from "../../devnet/index.ts";
 import { resolveConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/types.ts";
+import type { EventBus } from "../../src/ops/events.ts";
 import { startServer } from "../../src/server.ts";
 import { createTypesDatabase, tempDir } from "./fixtures.ts";
 
@@ -76,6 +77,14 @@ export interface ServeOptions {
   facilitatorTimeoutMs?: number;
   limits?: { max_rows?: number; query_timeout_ms?: number; mcp_max_rows?: number };
   tables?: unknown[];
+  /** More keys of `server:` (metrics, log, shutdown_ms…); the bind stays 127.0.0.1:0. */
+  server?: Record<string, unknown>;
+}
+
+/** A config file written for a server of the sandbox, with its own ledger. */
+export interface SandboxConfig {
+  configPath: string;
+  config: Config;
 }
 
 export interface PaidServer {
@@ -84,6 +93,8 @@ export interface PaidServer {
   /** The YAML file the server's config was resolved from (for CLI subprocesses). */
   configPath: string;
   ledgerPath: string;
+  /** The server's request, payment and lifecycle events (src/ops/events.ts). */
+  events: EventBus;
   /** The ledger's rows as stored on disk, oldest first. */
   /** Settled payments. */
   ledgerRows(): LedgerRow[];
@@ -113,6 +124,8 @@ export interface PaidSandbox {
   dir: string;
   databasePath: string;
   serve(options?: ServeOptions): Promise<PaidServer>;
+  /** Writes the YAML config `serve` would start from (for `arrow402 serve` subprocesses). */
+  writeConfig(options?: ServeOptions): Promise<SandboxConfig>;
   /** Same SQL on the fixture database, integers as bigint like Arrow's Int64. */
   sqliteRows(sql: string): Record<string, unknown>[];
   /** The test token's Transfer events in a mined transaction (reverted or unknown: throws). */
@@ -136,11 +149,11 @@ export async function startPaidSandbox(): Promise<PaidSandbox> {
   const servers = new Set<PaidServer>();
   let serial = 0;
 
-  async function serve(options: ServeOptions = {}): Promise<PaidServer> {
+  async function writeConfig(options: ServeOptions = {}): Promise<SandboxConfig> {
     serial += 1;
     const { key: _key, ...token } = devnet.tokenConfig();
     const raw = {
-      server: { bind: "127.0.0.1:0" },
+      server: { ...options.server, bind: "127.0.0.1:0" },
       facilitator: { url: options.facilitatorUrl ?? proxy.url, timeout_ms: options.facilitatorTimeoutMs ?? 10_000 },
       database: { sqlite: "./paid.sqlite" },
       // A folder that does not exist yet, as in the config `bun run devnet` prints.
@@ -155,12 +168,18 @@ export async function startPaidSandbox(): Promise<PaidSandbox> {
     const configPath = join(dir, `arrow402-${serial}.yaml`);
     writeFileSync(configPath, Bun.YAML.stringify(raw, null, 2));
     const config = resolveConfig(Bun.YAML.parse(await Bun.file(configPath).text()), { baseDir: dir, env: {} });
+    return { configPath, config };
+  }
+
+  async function serve(options: ServeOptions = {}): Promise<PaidServer> {
+    const { configPath, config } = await writeConfig(options);
     const running = await startServer(config);
     const server: PaidServer = {
       url: running.url,
       config,
       configPath,
       ledgerPath: config.ledger.path!,
+      events: running.events,
       ledgerRows: () => readLedger(config.ledger.path!, "settled"),
       unconfirmedRows: () => readLedger(config.ledger.path!, "settling"),
       async stop() {
@@ -178,6 +197,7 @@ export async function startPaidSandbox(): Promise<PaidSandbox> {
     dir,
     databasePath,
     serve,
+    writeConfig,
     sqliteRows: (sql) => reader.query<Record<string, unknown>, []>(sql).all(),
     async transfersIn(transaction) {
       const receipt = await chain.getTransactionReceipt({ hash: transaction });
