@@ -135,7 +135,7 @@ export async function startServer(config: Config, options: { workers?: number } 
       try {
         if (open.draining) throw new ConfigError(["(top level): the server is shutting down"]);
         plan = planReload(running, load());
-        next = assemble(listening(plan.config), readTables(plan.config), open, build);
+        next = assemble(listening(plan.config), readTables(plan.config), open, build, served.validator);
       } catch (error) {
         // (nothing was swapped in: the running app and its validator stay)
         const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
@@ -209,7 +209,7 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
 }
 
 /** The app for one config, over the long-lived services. */
-function assemble(config: Config, catalog: Catalog, services: Services, options: BuildOptions): Served {
+function assemble(config: Config, catalog: Catalog, services: Services, options: BuildOptions, previous?: QueryValidator): Served {
   const { events, store } = services;
   const facilitator = createFacilitatorClient(config.facilitator);
   const payments = createPaymentCore({
@@ -229,7 +229,8 @@ function assemble(config: Config, catalog: Catalog, services: Services, options:
     onChange: (ready, failing) => events.emit({ type: "readiness.changed", ready, failing }),
   });
   const ops = { readiness, metrics: services.metrics, onRequest: events.emit };
-  const validator = createQueryValidator(catalog, config.limits);
+  // A reload that keeps the tables' shape keeps the validation workers (and skips their start-up).
+  const validator = previous?.forCatalog(catalog, config.limits) ?? createQueryValidator(catalog, config.limits);
   const app = createApp({ config, catalog, executor: services.executor, payments, version: VERSION, validator, peerAddress: options.peerAddress, ops });
   return { app, catalog, config, validator };
 }

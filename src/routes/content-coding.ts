@@ -9,8 +9,12 @@ export type ContentCoding = "zstd" | "gzip";
 /** Codings in order of preference at equal q. */
 const SUPPORTED: readonly ContentCoding[] = ["zstd", "gzip"];
 
-/** Bodies smaller than this are sent as they are: compressing them saves less than it costs. */
-export const MIN_COMPRESSED_BYTES = 1024;
+/**
+ * Complete bodies smaller than this are sent as they are: a small answer saves a few hundred bytes
+ * at the cost of a compressor per response (many clients, Bun's fetch among them, ask for
+ * compression by default). Compression is for exports.
+ */
+export const MIN_COMPRESSED_BYTES = 16 * 1024;
 
 /** Bytes handed to the compressor at a time, so a large buffered result never blocks the thread long. */
 const SLICE_BYTES = 1 << 20;

@@ -16,6 +16,13 @@ import { ValidationPool } from "./validation-pool.ts";
 export interface QueryValidator {
   /** The validated query, or a rejection with a BadRequestError (400) or ServerBusyError (503). */
   validate(sql: string): Promise<ValidatedQuery>;
+  /**
+   * A validator for another catalog of the same tables and columns (a reload that changed prices
+   * or descriptions): the same workers, a cache of its own (cached queries name their catalog's
+   * objects). Null when the tables or the query size limit differ: then a new validator is needed.
+   */
+  forCatalog(catalog: Catalog, limits: { maxQueryBytes: number }): QueryValidator | null;
+  /** Closes this validator; the workers stop when the last validator sharing them is closed. */
   close(): void;
 }
 
@@ -34,18 +41,35 @@ export interface ValidatorOptions {
 
 export function createQueryValidator(catalog: Catalog, limits: { maxQueryBytes: number }, options: ValidatorOptions = {}): QueryValidator {
   const timeoutMs = options.timeoutMs ?? LIMITS.validationTimeoutMs;
-  const pool = new ValidationPool(tableShapes(catalog), limits.maxQueryBytes, {
+  const shapes = tableShapes(catalog);
+  const pool = new ValidationPool(shapes, limits.maxQueryBytes, {
     workers: options.workers ?? 2,
     timeoutMs,
     maxWaitMs: options.maxWaitMs ?? 2 * timeoutMs,
     maxWaiting: options.maxWaiting ?? 256,
   });
-  const cache = new LruCache<string, ValidatedQuery>(options.cacheSize ?? 1024);
+  const shared = { pool, shapes: JSON.stringify(shapes), users: 0, limits, cacheSize: options.cacheSize ?? 1024 };
+  return validatorOver(shared, catalog);
+}
+
+interface SharedPool {
+  pool: ValidationPool;
+  /** The table shapes the workers validate against, as JSON. */
+  shapes: string;
+  users: number;
+  limits: { maxQueryBytes: number };
+  cacheSize: number;
+}
+
+function validatorOver(shared: SharedPool, catalog: Catalog): QueryValidator {
+  shared.users++;
+  const cache = new LruCache<string, ValidatedQuery>(shared.cacheSize);
   const pending = new Map<string, Promise<ValidatedQuery>>();
+  let closed = false;
 
   const validateNew = async (sql: string): Promise<ValidatedQuery> => {
-    precheckQuery(sql, limits.maxQueryBytes);
-    const query = fromPlain(await pool.validate(sql), catalog);
+    precheckQuery(sql, shared.limits.maxQueryBytes);
+    const query = fromPlain(await shared.pool.validate(sql), catalog);
     // Refusals are not cached: they throw before reaching here.
     cache.set(sql, query);
     return query;
@@ -63,6 +87,14 @@ export function createQueryValidator(catalog: Catalog, limits: { maxQueryBytes: 
       }
       return validation;
     },
-    close: () => pool.close(),
+    forCatalog(next, limits) {
+      const same = !closed && limits.maxQueryBytes === shared.limits.maxQueryBytes && JSON.stringify(tableShapes(next)) === shared.shapes;
+      return same ? validatorOver(shared, next) : null;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      if (--shared.users === 0) shared.pool.close();
+    },
   };
 }

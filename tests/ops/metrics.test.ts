@@ -24,7 +24,8 @@ afterAll(async () => {
   removeFixture(dir);
 });
 
-const get = (path: string, init?: RequestInit) => fetch(server.url + path, init);
+/** Uncompressed (Bun's fetch asks for compression by default): the bytes received are the bytes sent. */
+const get = (path: string, init?: RequestInit) => fetch(server.url + path, { ...init, headers: { "accept-encoding": "identity", ...init?.headers } });
 const metrics = () => scrape(server.url, TOKEN);
 
 /** Request counts by "route status" in `after` minus `before`, leaving out what did not move. */
