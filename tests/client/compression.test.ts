@@ -40,19 +40,20 @@ describe("send", () => {
     fetch(request) {
       seen.push(request.headers.get("accept-encoding"));
       const route = new URL(request.url).pathname;
+      const blob = (bytes: Uint8Array) => new Blob([bytes as BlobPart]);
       const headers = (encoding: string) => ({ "content-encoding": encoding, "content-type": "text/plain" });
       switch (route) {
         case "/plain":
           return new Response(BODY);
         case "/zstd":
-          return new Response(Bun.zstdCompressSync(BODY), { headers: headers("zstd") });
+          return new Response(blob(Bun.zstdCompressSync(BODY)), { headers: headers("zstd") });
         case "/gzip":
-          return new Response(Bun.gzipSync(BODY), { headers: headers("gzip") });
+          return new Response(blob(Bun.gzipSync(BODY)), { headers: headers("gzip") });
         case "/stacked":
-          return new Response(Bun.zstdCompressSync(Bun.gzipSync(BODY)), { headers: headers("gzip, zstd") });
+          return new Response(blob(Bun.zstdCompressSync(Bun.gzipSync(BODY))), { headers: headers("gzip, zstd") });
         case "/damaged": {
           const bytes = Bun.zstdCompressSync(BODY);
-          return new Response(bytes.subarray(0, bytes.byteLength - 10), { headers: headers("zstd") });
+          return new Response(blob(bytes.subarray(0, bytes.byteLength - 10)), { headers: headers("zstd") });
         }
         case "/brotli":
           return new Response(BODY, { headers: headers("br") });

@@ -389,6 +389,10 @@ function queriesAsking(exchanges: Exchange[], accept: string): Exchange[] {
   return queries;
 }
 
+function fileBytes(path: string): Uint8Array {
+  return new Uint8Array(readFileSync(path));
+}
+
 async function direct(sql: string, accept = ARROW): Promise<Uint8Array> {
   const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`, { headers: { accept } });
   expect(response.status).toBe(200);
@@ -418,7 +422,7 @@ describe("parquet and compression", () => {
       expect(quote!.status).toBe(402);
       expect(paid!.request["payment-signature"]).toBeString();
       expect(paid).toMatchObject({ status: 200, contentEncoding: "zstd", contentType: PARQUET });
-      const written = new Uint8Array(readFileSync(file));
+      const written = fileBytes(file);
       expect(written).toEqual(new Uint8Array(Bun.zstdDecompressSync(paid!.wire)));
       expectTradesParquet(written, 25);
     } finally {
@@ -439,7 +443,7 @@ describe("parquet and compression", () => {
     const byExtension = await cli(["query", server.url, sql, "--output", file]);
     expect(byExtension.code).toBe(EXIT.ok);
     expect(byExtension.stderr).toBe(`2 rows written to ${file} (parquet)\n`);
-    expect(new Uint8Array(readFileSync(file))).toEqual(piped.stdout);
+    expect(fileBytes(file)).toEqual(piped.stdout);
   });
 
   test("a large result crosses the wire compressed and is written byte for byte", async () => {
@@ -453,7 +457,7 @@ describe("parquet and compression", () => {
       const [exchange] = queriesAsking(proxy.exchanges, ARROW);
       expect(exchange!.contentEncoding).toBe("zstd");
       const arrow = await direct(sql);
-      expect(new Uint8Array(readFileSync(file))).toEqual(arrow);
+      expect(fileBytes(file)).toEqual(arrow);
       // 20,000 rows of repetitive ticks: far fewer bytes on the wire than in the stream.
       expect(exchange!.wire.byteLength).toBeLessThan(arrow.byteLength / 3);
     } finally {
@@ -495,7 +499,7 @@ describe("parquet and compression", () => {
       const after = await balances(account.address);
       expect(before.payer - after.payer).toBe(22n * PER_ROW);
       expect(after.payTo - before.payTo).toBe(22n * PER_ROW);
-      expectTradesParquet(new Uint8Array(readFileSync(file)), 22);
+      expectTradesParquet(fileBytes(file), 22);
     } finally {
       await drop.stop();
       await wire.stop();
