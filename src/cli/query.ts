@@ -21,7 +21,7 @@
  * | 1 | runtime failure: the server cannot be reached or the connection broke, or an unexpected answer |
  * | 2 | bad usage: arguments, or the signing key variable missing or malformed |
  * | 3 | bad query: the server refused the SQL (400); its message is shown |
- * | 4 | not paid: over --max-amount, a token whose decimals cannot be verified, not confirmed, or no offer this key may pay; nothing was paid |
+ * | 4 | not paid: over --max-amount, a token whose decimals cannot be verified, not confirmed, no offer this key may pay, or a quote for another format than asked; nothing was paid |
  * | 5 | payment refused: the payment was sent and the server answered 402 (not verified or not settled) |
  * | 6 | server error (5xx) |
  */
