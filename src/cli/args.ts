@@ -19,10 +19,13 @@ Usage:
                                                 (rpc_urls): confirm, remove expired, or say why left
   arrow402 tables     URL [--rpc NET=URL]... [--token-decimals [NET:]ADDRESS=N]...
                                                 list a server's tables, columns and prices
-  arrow402 query      URL "SQL" [--format table|csv|json|ndjson|arrow] [--output FILE]
+  arrow402 query      URL "SQL" [--format table|csv|json|ndjson|arrow|parquet] [--output FILE]
                       [--max-amount AMOUNT] [--yes] [--network NET]... [--key-env VAR]
                       [--rpc NET=URL]... [--token-decimals [NET:]ADDRESS=N]...
                                                 run a query, paying within --max-amount (token units);
+                                                arrow and parquet are the server's own bytes, the
+                                                others are rendered from its Arrow stream; the
+                                                transfer is zstd- or gzip-compressed when it helps.
                                                 the key is read from $ARROW402_PRIVATE_KEY (or --key-env).
                                                 A token's decimals come from the built-in USDC list, from
                                                 its contract via --rpc (or $ARROW402_RPC), or from

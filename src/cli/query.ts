@@ -9,6 +9,10 @@
  * verified is never paid under `--max-amount`; without one it is shown in smallest units, exactly
  * what would be signed.
  *
+ * `--format arrow` and `parquet` write the server's own bytes, asked for with `Accept`; `table`,
+ * `csv`, `json` and `ndjson` are rendered here from the Arrow stream (src/client/format/index.ts).
+ * Every request accepts zstd or gzip, decompressed as it arrives (src/client/content-coding.ts).
+ *
  * Exit codes (one per kind of failure, so scripts can tell them apart):
  *
  * | code | meaning |
@@ -17,16 +21,16 @@
  * | 1 | runtime failure: the server cannot be reached or the connection broke, or an unexpected answer |
  * | 2 | bad usage: arguments, or the signing key variable missing or malformed |
  * | 3 | bad query: the server refused the SQL (400); its message is shown |
- * | 4 | not paid: over --max-amount, a token whose decimals cannot be verified, not confirmed, or no offer this key may pay; nothing was paid |
+ * | 4 | not paid: over --max-amount, a token whose decimals cannot be verified, not confirmed, no offer this key may pay, or a quote for another format than asked; nothing was paid |
  * | 5 | payment refused: the payment was sent and the server answered 402 (not verified or not settled) |
  * | 6 | server error (5xx) |
  */
 import type { FailureKind } from "../client/failure.ts";
 import { parse, UsageError } from "./args.ts";
-import { defaultFormat, FORMATS, isFormat, render, type OutputFormat } from "../client/format/index.ts";
+import { defaultFormat, FORMATS, isBinary, isFormat, mediaTypeFor, render, type OutputFormat } from "../client/format/index.ts";
 import { parseNetworks } from "../client/networks.ts";
 import { parseBudget, type Budget } from "../client/offers.ts";
-import { fetchPaid, type Payment } from "../client/paid-query.ts";
+import { fetchPaid, mediaType, type Payment } from "../client/paid-query.ts";
 import { createPayer } from "../client/payer.ts";
 import { printable } from "../client/printable.ts";
 import { endpoints, parseServerUrl } from "../client/server-url.ts";
@@ -110,7 +114,9 @@ export async function query(args: QueryArgs, env: Record<string, string | undefi
   const { base, format, output, budget, networks, sources } = checked;
 
   const progress = downloadProgress(process.stderr.isTTY === true);
+  const wanted = mediaTypeFor(format);
   const fetched = await fetchPaid(endpoints.query(base, args.sql), {
+    accept: wanted,
     decide: createPayer({
       base,
       networks,
@@ -130,11 +136,15 @@ export async function query(args: QueryArgs, env: Record<string, string | undefi
   if (!fetched.ok) return fail(EXIT_FOR[fetched.failure.kind], fetched.failure.message);
   if (fetched.payment !== null) say(describePayment(fetched.payment));
 
+  if (fetched.contentType !== null && mediaType(fetched.contentType) !== wanted) {
+    return fail(EXIT.runtime, `the server answered with ${fetched.contentType.slice(0, 100)} instead of ${wanted}; nothing was written`);
+  }
   let rendered: ReturnType<typeof render>;
   try {
     rendered = render(format, fetched.body);
   } catch (error) {
-    return fail(EXIT.runtime, `the server's answer is not an Arrow IPC stream: ${(error as Error).message}`);
+    const what = format === "parquet" ? "a Parquet file" : "an Arrow IPC stream";
+    return fail(EXIT.runtime, `the server's answer is not ${what}: ${(error as Error).message}`);
   }
   try {
     await writeChunks(rendered.chunks, output);
@@ -160,8 +170,9 @@ function checkArgs(args: QueryArgs, env: Record<string, string | undefined>): Ch
   }
   const output = args.output ?? null;
   const format = args.format ?? defaultFormat(output, process.stdout.isTTY === true);
-  if (format === "arrow" && output === null && process.stdout.isTTY === true) {
-    return { ok: false, reason: "Arrow is binary and stdout is a terminal: use --output FILE, a pipe, or --format table" };
+  if (isBinary(format) && output === null && process.stdout.isTTY === true) {
+    const name = format === "parquet" ? "Parquet" : "Arrow";
+    return { ok: false, reason: `${name} is binary and stdout is a terminal: use --output FILE, a pipe, or --format table` };
   }
   let budget: Budget | null = null;
   if (args.maxAmount !== undefined) {

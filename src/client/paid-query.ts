@@ -7,6 +7,10 @@
  * with the identical header, a few times with backoff: the server serves a settled payment again
  * for the same resource before its validBefore (DESIGN.md §6 replay rule), so the buyer recovers
  * the data without paying twice, and a payment not yet settled is simply processed then.
+ *
+ * Every request names the media type wanted (`Accept`; the price and the paid resource are the
+ * same in every format, DESIGN.md §13) and accepts compression (http.ts). A quote for another
+ * media type than the one asked for is not paid: the server could not deliver what was wanted.
  */
 import type { PaymentRequired, SettleResponse } from "@x402/core/types";
 import { PAYMENT_MESSAGES } from "../payment/messages.ts";
@@ -19,6 +23,8 @@ import { readPaymentRequired, readPaymentResponse } from "./payment-required.ts"
 export type Decision = { pay: true; offer: Offer; header: string } | { pay: false; failure: Failure };
 
 export interface PaidFetchOptions {
+  /** The media type wanted, sent as `Accept` with every request; without it, the server's default. */
+  accept?: string;
   decide(required: PaymentRequired): Promise<Decision>;
   onProgress?: (bytes: number) => void;
   /** Waits before each resend of a paid request whose answer was lost. */
@@ -35,18 +41,27 @@ export interface Payment {
   resends: number;
 }
 
-export type PaidFetch = { ok: true; body: Uint8Array; payment: Payment | null } | { ok: false; failure: Failure };
+export type PaidFetch =
+  | { ok: true; body: Uint8Array; contentType: string | null; wireBytes: number; payment: Payment | null }
+  | { ok: false; failure: Failure };
 
 export const DEFAULT_RETRY_DELAYS_MS = [500, 1500, 3000] as const;
 
 export async function fetchPaid(url: string, options: PaidFetchOptions): Promise<PaidFetch> {
-  const first = await send(url, { onProgress: options.onProgress });
+  const first = await send(url, { headers: acceptHeader(options), onProgress: options.onProgress });
   if (!first.ok) return { ok: false, failure: failure("network", first.reason) };
   const { answer } = first;
   if (answer.status !== 402) return unpaidAnswer(answer);
 
   const read = readPaymentRequired(answer.headers, answer.body);
   if (!read.ok) return { ok: false, failure: failure("runtime", read.reason) };
+  const quoted = read.required.resource.mimeType;
+  if (options.accept !== undefined && quoted !== undefined && mediaType(quoted) !== options.accept) {
+    return {
+      ok: false,
+      failure: failure("declined", `not paid: the server quotes this query as ${quoted.slice(0, 100)}, not ${options.accept} as asked; nothing was paid`),
+    };
+  }
   const decision = await options.decide(read.required);
   if (!decision.pay) return { ok: false, failure: decision.failure };
   return sendPayment(url, decision.offer, decision.header, options);
@@ -60,7 +75,7 @@ async function sendPayment(url: string, offer: Offer, header: string, options: P
       options.onRetry?.(attempt, lastReason);
       await Bun.sleep(delays[attempt - 1]!);
     }
-    const sent = await send(url, { headers: { [PAYMENT_SIGNATURE]: header }, onProgress: options.onProgress });
+    const sent = await send(url, { headers: { ...acceptHeader(options), [PAYMENT_SIGNATURE]: header }, onProgress: options.onProgress });
     if (!sent.ok) {
       lastReason = sent.reason;
       continue;
@@ -83,14 +98,27 @@ async function sendPayment(url: string, offer: Offer, header: string, options: P
   };
 }
 
+function acceptHeader(options: PaidFetchOptions): Record<string, string> {
+  return options.accept === undefined ? {} : { accept: options.accept };
+}
+
+/** A media type without its parameters, lowercased: `text/csv; header=present` → `text/csv`. */
+export function mediaType(contentType: string): string {
+  return contentType.split(";")[0]!.trim().toLowerCase();
+}
+
+function delivered(answer: Answer, payment: Payment | null): PaidFetch {
+  return { ok: true, body: answer.body, contentType: answer.headers.get("content-type"), wireBytes: answer.wireBytes, payment };
+}
+
 function unpaidAnswer(answer: Answer): PaidFetch {
-  if (answer.status === 200) return { ok: true, body: answer.body, payment: null };
+  if (answer.status === 200) return delivered(answer, null);
   return { ok: false, failure: httpFailure(answer) };
 }
 
 function paidAnswer(answer: Answer, offer: Offer, resends: number): PaidFetch {
   const receipt = readPaymentResponse(answer.headers);
-  if (answer.status === 200) return { ok: true, body: answer.body, payment: { offer, receipt, resends } };
+  if (answer.status === 200) return delivered(answer, { offer, receipt, resends });
   if (answer.status === 402) {
     const reason = paymentRequiredError(answer) ?? receipt?.errorReason ?? "no reason given";
     return { ok: false, failure: failure("refused", `payment refused: ${reason}`) };
@@ -103,6 +131,7 @@ function httpFailure(answer: Answer): Failure {
   if (answer.status === 400) return failure("bad-query", text);
   if (answer.status >= 500) return failure("server", `server error (${answer.status}): ${text}`);
   if (answer.status === 404) return failure("runtime", `not found (404): is this the address of an arrow402 server?`);
+  if (answer.status === 406) return failure("runtime", `the server cannot send this format (406): ${text}`);
   return failure("runtime", `unexpected answer ${answer.status}: ${text}`);
 }
 

@@ -72,7 +72,7 @@ function dashboardFiles(opts: GenerateOptions, entry: DashboardEntry): { files: 
     previewRows: PREVIEW_ROWS,
     rowsPerSampleRow: snapshot.sampled && snapshot.rows.length > 0 ? snapshot.totalRows / snapshot.rows.length : 1,
   };
-  const page = renderDashboardPage({ entry, table, snapshot, plan, baseUrl: config.server.baseUrl });
+  const page = renderDashboardPage({ entry, table, snapshot, plan, baseUrl: config.server.baseUrl, mcpMaxRows: config.limits.mcpMaxRows });
   return {
     files: { "index.html": page, "style.css": styleSheet, "dashboard.js": BROWSER_BUNDLE, "snapshot.arrow": snapshot.arrow },
     summary: `${snapshot.rows.length} of ${snapshot.totalRows} rows of '${table.name}', ${plan.charts.length} charts`,

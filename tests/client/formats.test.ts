@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
-import { defaultFormat, render, type OutputFormat } from "../../src/client/format/index.ts";
+import { ARROW_STREAM, defaultFormat, FORMATS, isBinary, mediaTypeFor, PARQUET, render, type OutputFormat } from "../../src/client/format/index.ts";
 import { MAX_CELL_WIDTH } from "../../src/client/format/text-table.ts";
+import { formatNamed } from "../../src/formats/registry.ts";
+import { readParquetIndependently } from "../formats/support.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
 
@@ -15,9 +17,11 @@ const dir = tempDir("arrow402-client-formats-");
 let server: RunningServer;
 let kinds: Uint8Array;
 let empty: Uint8Array;
+let kindsParquet: Uint8Array;
+let emptyParquet: Uint8Array;
 
-async function arrowOf(sql: string): Promise<Uint8Array> {
-  const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`);
+async function arrowOf(sql: string, accept = ARROW_STREAM): Promise<Uint8Array> {
+  const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`, { headers: { accept } });
   expect(response.status).toBe(200);
   return new Uint8Array(await response.arrayBuffer());
 }
@@ -27,6 +31,8 @@ beforeAll(async () => {
   server = await startServer(typesConfig(dir), { workers: 1 });
   kinds = await arrowOf("SELECT * FROM kinds ORDER BY id");
   empty = await arrowOf("SELECT id, label FROM kinds WHERE id > 100");
+  kindsParquet = await arrowOf("SELECT * FROM kinds ORDER BY id", PARQUET);
+  emptyParquet = await arrowOf("SELECT id, label FROM kinds WHERE id > 100", PARQUET);
 });
 afterAll(async () => {
   await server?.stop();
@@ -128,7 +134,39 @@ describe("arrow", () => {
   });
 });
 
+describe("parquet", () => {
+  test("the server's file, unchanged, and counted from its footer", () => {
+    const rendered = render("parquet", kindsParquet);
+    expect(rendered.rowCount).toBe(4);
+    const [bytes] = [...rendered.chunks];
+    expect(bytes).toBe(kindsParquet);
+    const read = readParquetIndependently(bytes as Uint8Array);
+    expect(read.numRows).toBe(4);
+    expect([...read.getChild("big")!]).toEqual([9007199254740993n, -9223372036854775808n, null, 9223372036854775807n]);
+  });
+
+  test("an empty result is a file with no rows", () => {
+    expect(render("parquet", emptyParquet).rowCount).toBe(0);
+  });
+
+  test.each([
+    ["an Arrow stream", () => kinds, "does not start with the Parquet magic"],
+    ["text", () => new TextEncoder().encode("Internal server error, please retry"), "does not start with the Parquet magic"],
+    ["a file cut short", () => kindsParquet.subarray(0, kindsParquet.byteLength - 100), "footer != PAR1"],
+    ["nothing", () => new Uint8Array(), "does not start with the Parquet magic"],
+  ])("%s is an error, never written as Parquet", (_name, body, message) => {
+    expect(() => render("parquet", body())).toThrow(message);
+  });
+});
+
+test("arrow and parquet are asked of the server by the media types it serves; the rest come from Arrow", () => {
+  expect(mediaTypeFor("parquet")).toBe(formatNamed("parquet")!.mediaType);
+  for (const format of FORMATS.filter((f) => f !== "parquet")) expect(mediaTypeFor(format)).toBe(formatNamed("arrow")!.mediaType);
+  expect(FORMATS.filter(isBinary)).toEqual(["arrow", "parquet"]);
+});
+
 test("default format: a file's extension, else a table on a terminal and Arrow when piped", () => {
+  expect(defaultFormat("swaps.parquet", true)).toBe("parquet");
   expect(defaultFormat(null, true)).toBe("table");
   expect(defaultFormat(null, false)).toBe("arrow");
   expect(defaultFormat("out.CSV", true)).toBe("csv");

@@ -70,7 +70,10 @@ describe("scaffolded dashboard", () => {
     // The "get the full data" panel.
     expect(html).toContain("0.002 USDC per row on Base Sepolia");
     expect(html).toContain("arrow402 query &#39;http://data.example:4021&#39; &#39;SELECT * FROM swaps ORDER BY ts DESC LIMIT 100&#39;");
-    expect(html).toContain("curl -sS -G &#39;http://data.example:4021/api/query&#39;");
+    expect(html).toContain("--format parquet --output &#39;swaps.parquet&#39;");
+    expect(html).toContain("curl -sS --compressed -G &#39;http://data.example:4021/api/query&#39;");
+    expect(html).toContain("-H &#39;Accept: text/csv&#39;");
+    expect(html).toContain("&quot;url&quot;: &quot;http://data.example:4021/mcp&quot;");
     const plan = JSON.parse(/<script type="application\/json" id="dashboard-plan">(.*?)<\/script>/s.exec(html)?.[1] ?? "null");
     expect(plan.snapshotUrl).toBe("/dex/snapshot.arrow");
     expect(plan.charts.map((c: { kind: string }) => c.kind)).toEqual(["time", "time", "histogram", "histogram", "bar"]);

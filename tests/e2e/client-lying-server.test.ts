@@ -122,6 +122,23 @@ describe("under --max-amount 0.05, nothing is signed", () => {
   });
 });
 
+describe("a server that cannot deliver the format asked for", () => {
+  test("--format parquet, quoted as an Arrow stream: not paid even with --yes, nothing signed", async () => {
+    // Like a server that predates Parquet output: it ignores Accept and quotes its Arrow stream.
+    const payer = await richPayer();
+    const before = await devnet.balanceOf(payer.address);
+    const signaturesBefore = liar.payments.length;
+    const run = await runCli(["query", liar.url, SQL, "--format", "parquet", "--yes"], payer.env);
+    expect(run.code).toBe(EXIT.notPaid);
+    expect(run.stderr).toBe(
+      "arrow402: not paid: the server quotes this query as application/vnd.apache.arrow.stream, not application/vnd.apache.parquet as asked; nothing was paid\n",
+    );
+    expect(run.stdout.byteLength).toBe(0);
+    expect(liar.payments.length).toBe(signaturesBefore);
+    expect(await devnet.balanceOf(payer.address)).toBe(before);
+  });
+});
+
 describe("without --max-amount, only what the buyer sees is signed", () => {
   test("--yes without a budget and without an RPC: the quote in smallest units is exactly the amount signed", async () => {
     const payer = await richPayer();

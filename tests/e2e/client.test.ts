@@ -2,7 +2,8 @@
  * `arrow402 query` and `arrow402 tables` end to end: the CLI as a subprocess (stdin not a
  * terminal), a real arrow402 server over a real SQLite file, and the devnet — a local chain, an
  * EIP-3009 test token and a real x402 facilitator — so every payment is a real signature and a
- * real on-chain transfer whose balances the tests read back.
+ * real on-chain transfer whose balances the tests read back. What crossed the wire (the format
+ * asked for, the compression used, the raw bytes) is seen by a recording proxy (wire-proxy.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -16,8 +17,13 @@ import { fundedAccount } from "../payment/devnet-token.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { runCli, type CliRun } from "../client/cli.ts";
 import { startDropProxy } from "../client/drop-proxy.ts";
+import { startWireProxy, type Exchange } from "../client/wire-proxy.ts";
+import { readParquetIndependently } from "../formats/support.ts";
 
 const PER_ROW = 100n; // "0.0001" with 6 decimals
+const TICKS = 20_000;
+const PARQUET = "application/vnd.apache.parquet";
+const ARROW = "application/vnd.apache.arrow.stream";
 const EXIT = { ok: 0, runtime: 1, usage: 2, badQuery: 3, notPaid: 4, refused: 5 };
 
 const dir = tempDir("arrow402-client-e2e-");
@@ -46,6 +52,11 @@ function createDatabase(path: string): void {
   db.run("CREATE TABLE pairs (symbol TEXT, decimals INTEGER)");
   db.run("INSERT INTO pairs VALUES ('ETH', 18), ('USDC', 6)");
   db.run("CREATE TABLE reports (id INTEGER, title TEXT)");
+  db.run("CREATE TABLE ticks (id INTEGER PRIMARY KEY, at TIMESTAMP, side TEXT, price REAL)");
+  const tick = db.prepare("INSERT INTO ticks VALUES (?1, ?2, ?3, ?4)");
+  db.transaction(() => {
+    for (let id = 1; id <= TICKS; id++) tick.run(id, new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString(), id % 3 === 0 ? "sell" : "buy", 2000 + (id % 97) / 4);
+  })();
   db.close();
 }
 
@@ -79,6 +90,7 @@ beforeAll(async () => {
           price_tags: [{ type: "per_row", pay_to: devnet.payTo, token: "usdc/devnet", amount_per_item: "0.0001", is_default: true }],
         },
         { name: "pairs", description: "Free pairs" },
+        { name: "ticks", description: "Free ticks, enough to compress" },
         {
           name: "reports",
           description: "Free queries, paid metadata",
@@ -340,5 +352,166 @@ describe("free data and discovery", () => {
     expect(out).toContain(`metadata costs 10000 smallest units of token ${devnet.token.address} on eip155:31337`);
     expect(out).toContain("  unverified, amounts in smallest units: ");
     expect(out).not.toContain("warning");
+  });
+});
+
+/** The rows of a Parquet file as read by parquet-wasm (arrow-rs), in the fixture's terms. */
+function parquetTrades(bytes: Uint8Array) {
+  const table = readParquetIndependently(bytes);
+  const column = (name: string) => [...table.getChild(name)!];
+  const at = column("at").map((value) => (value === null ? null : new Date(Number(value)).toISOString()));
+  const data = column("data").map((value) => hex(value as Uint8Array | null));
+  return { rows: table.numRows, id: column("id"), big: column("big"), label: column("label"), data, at, score: column("score") };
+}
+
+function expectTradesParquet(bytes: Uint8Array, maxId: number): void {
+  const expected = trades(maxId);
+  expect(parquetTrades(bytes)).toEqual({
+    rows: expected.length,
+    id: expected.map((row) => row.id),
+    big: expected.map((row) => row.big),
+    label: expected.map((row) => row.label),
+    data: expected.map((row) => hex(row.data)),
+    at: expected.map((row) => row.at),
+    score: expected.map((row) => row.score),
+  });
+}
+
+/**
+ * The query requests (the others read the server's token claims), each of which asked for
+ * `accept` and for compression; every request of the client asked for compression.
+ */
+function queriesAsking(exchanges: Exchange[], accept: string): Exchange[] {
+  for (const exchange of exchanges) expect(exchange.request["accept-encoding"]).toBe("zstd, gzip");
+  const queries = exchanges.filter((exchange) => exchange.path === "/api/query");
+  expect(queries.length).toBeGreaterThan(0);
+  for (const exchange of queries) expect(exchange.request.accept).toBe(accept);
+  return queries;
+}
+
+function fileBytes(path: string): Uint8Array {
+  return new Uint8Array(readFileSync(path));
+}
+
+async function direct(sql: string, accept = ARROW): Promise<Uint8Array> {
+  const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`, { headers: { accept } });
+  expect(response.status).toBe(200);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+describe("parquet and compression", () => {
+  test("parquet, paid: the quote is paid once; the file is the server's Parquet, sent zstd-compressed and written exact", async () => {
+    const proxy = startWireProxy(server.url);
+    try {
+      const { account, env } = await payer();
+      const before = await balances(account.address);
+      const file = join(dir, "paid.parquet");
+      const run = await cli(["query", proxy.url, sqlUpTo(25), "--max-amount", "0.0025", "--format", "parquet", "--output", file, ...rpc()], env);
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr).toContain("Quote: 0.0025 tUSDC on eip155:31337 for 25 rows");
+      expect(run.stderr).toContain(`25 rows written to ${file} (parquet)`);
+      expect(run.stdout.byteLength).toBe(0);
+      const after = await balances(account.address);
+      expect(before.payer - after.payer).toBe(25n * PER_ROW);
+      expect(after.payTo - before.payTo).toBe(25n * PER_ROW);
+
+      // The 402 and the paid retry both asked for Parquet; the data came zstd-compressed.
+      const queries = queriesAsking(proxy.exchanges, PARQUET);
+      expect(queries).toHaveLength(2);
+      const [quote, paid] = queries;
+      expect(quote!.status).toBe(402);
+      expect(paid!.request["payment-signature"]).toBeString();
+      expect(paid).toMatchObject({ status: 200, contentEncoding: "zstd", contentType: PARQUET });
+      const written = fileBytes(file);
+      expect(written).toEqual(new Uint8Array(Bun.zstdDecompressSync(paid!.wire)));
+      expectTradesParquet(written, 25);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  test("parquet to a pipe, and chosen by a .parquet output's extension (free table)", async () => {
+    const sql = "SELECT * FROM pairs ORDER BY symbol";
+    const piped = await cli(["query", server.url, sql, "--format", "parquet"]);
+    expect(piped.code).toBe(EXIT.ok);
+    expect(piped.stderr).toBe("2 rows written (parquet)\n");
+    const table = readParquetIndependently(piped.stdout);
+    expect([...table.getChild("symbol")!]).toEqual(["ETH", "USDC"]);
+    expect([...table.getChild("decimals")!]).toEqual([18n, 6n]);
+
+    const file = join(dir, "pairs.parquet");
+    const byExtension = await cli(["query", server.url, sql, "--output", file]);
+    expect(byExtension.code).toBe(EXIT.ok);
+    expect(byExtension.stderr).toBe(`2 rows written to ${file} (parquet)\n`);
+    expect(fileBytes(file)).toEqual(piped.stdout);
+  });
+
+  test("a large result crosses the wire compressed and is written byte for byte", async () => {
+    const sql = "SELECT * FROM ticks ORDER BY id";
+    const proxy = startWireProxy(server.url);
+    try {
+      const file = join(dir, "ticks.arrow");
+      const run = await cli(["query", proxy.url, sql, "--output", file]);
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr).toBe(`${TICKS} rows written to ${file} (arrow)\n`);
+      const [exchange] = queriesAsking(proxy.exchanges, ARROW);
+      expect(exchange!.contentEncoding).toBe("zstd");
+      const arrow = await direct(sql);
+      expect(fileBytes(file)).toEqual(arrow);
+      // 20,000 rows of repetitive ticks: far fewer bytes on the wire than in the stream.
+      expect(exchange!.wire.byteLength).toBeLessThan(arrow.byteLength / 3);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  test("a server that only gzips: decompressed once, the same CSV as without a proxy", async () => {
+    const sql = "SELECT * FROM ticks WHERE id <= 2000 ORDER BY id";
+    const proxy = startWireProxy(server.url, { acceptEncoding: "gzip" });
+    try {
+      const [viaGzip, plain] = await Promise.all([cli(["query", proxy.url, sql, "--format", "csv"]), cli(["query", server.url, sql, "--format", "csv"])]);
+      expect(viaGzip.code).toBe(EXIT.ok);
+      expect(proxy.exchanges.map((exchange) => exchange.contentEncoding)).toEqual(["gzip"]);
+      expect(viaGzip.stdoutText.split("\n")).toHaveLength(2000 + 2);
+      expect(viaGzip.stdoutText).toBe(plain.stdoutText);
+      expect(viaGzip.stdoutText).toStartWith("id,at,side,price\n1,2026-01-01T00:00:01.000Z,buy,2000.25\n");
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  test("a paid Parquet answer cut mid-way through its compressed body is recovered with the same payment, paid once", async () => {
+    // CLI → drop proxy (cuts the first paid answer) → wire proxy (sees the server's answer) → server.
+    const wire = startWireProxy(server.url);
+    const drop = await startDropProxy(wire.url);
+    try {
+      const { account, env } = await payer();
+      const before = await balances(account.address);
+      const file = join(dir, "recovered.parquet");
+      const run = await cli(["query", drop.url, sqlUpTo(22), "--max-amount", "1", "--output", file, ...rpc()], env);
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr).toContain("sending the same payment again");
+      expect(run.stderr).toContain("paid once");
+      const paid = queriesAsking(wire.exchanges, PARQUET).filter((exchange) => exchange.request["payment-signature"] !== undefined);
+      expect(paid.length).toBeGreaterThanOrEqual(2);
+      expect(paid[0]).toMatchObject({ status: 200, contentEncoding: "zstd" });
+      expect(paid.every((exchange) => exchange.request["payment-signature"] === paid[0]!.request["payment-signature"])).toBe(true);
+      const after = await balances(account.address);
+      expect(before.payer - after.payer).toBe(22n * PER_ROW);
+      expect(after.payTo - before.payTo).toBe(22n * PER_ROW);
+      expectTradesParquet(fileBytes(file), 22);
+    } finally {
+      await drop.stop();
+      await wire.stop();
+    }
+  });
+
+  // script(1) from util-linux gives the CLI a real terminal for stdout.
+  test.skipIf(Bun.which("script") === null)("Parquet is never written to a terminal", async () => {
+    const command = ["bun", "src/main.ts", "query", server.url, "SELECT * FROM pairs", "--format", "parquet"].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
+    const child = Bun.spawn(["script", "-qefc", command, "/dev/null"], { cwd: join(import.meta.dir, "..", ".."), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const [output, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    expect(code).toBe(EXIT.usage);
+    expect(output.replaceAll("\r", "")).toBe("arrow402: Parquet is binary and stdout is a terminal: use --output FILE, a pipe, or --format table\n");
   });
 });

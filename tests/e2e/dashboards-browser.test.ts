@@ -143,6 +143,21 @@ describe.skipIf(skip)("dashboards in a browser", () => {
     expect(problems).toEqual([]);
   }, TIMEOUT);
 
+  test("the full-data panel shows the commands, the formats and the MCP snippet as text to copy", async () => {
+    const page = await open("/dex/");
+    await waitForDashboard(page);
+    const panel = page.locator("section.full-data");
+    expect(await panel.locator("h2").innerText()).toBe("Get the full data");
+    const blocks = await panel.locator("pre code").allInnerTexts();
+    expect(blocks[0]).toContain("--format parquet --output 'swaps.parquet'");
+    expect(blocks.some((block) => block.includes("--compressed") && block.includes("-H 'Accept: text/csv'"))).toBe(true);
+    expect(await panel.locator("table.formats tbody tr").count()).toBe(5);
+    expect(JSON.parse(blocks.at(-1)!)).toEqual({ mcpServers: { arrow402: { url: "http://data.example:4021/mcp" } } });
+    await panel.screenshot({ path: join(ARTIFACTS, "dashboards-full-data.png") });
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
   test("reads well in dark mode and on a phone", async () => {
     const dark = await open("/dex/", { dark: true });
     await waitForDashboard(dark);

@@ -1,16 +1,37 @@
 /**
- * Output formats of `arrow402 query`: `table` for a terminal, `csv`, `json`, `ndjson`, and `arrow`
- * (the server's Arrow IPC stream, byte for byte). Without --format: a file's extension decides,
- * else a table on a terminal and Arrow when the output is piped or redirected.
+ * Output formats of `arrow402 query`: `table` for a terminal, `csv`, `json`, `ndjson`, `arrow`
+ * (the server's Arrow IPC stream, byte for byte) and `parquet` (the server's Parquet file, byte for
+ * byte). Without --format: a file's extension decides, else a table on a terminal and Arrow when
+ * the output is piped or redirected.
+ *
+ * Which side makes the output (DESIGN.md §13): `arrow` and `parquet` are the server's bytes, asked
+ * for with `Accept`. `table`, `csv`, `json` and `ndjson` are rendered here from the Arrow stream,
+ * as they always were (hex blobs, LF line ends, the terminal table), rather than taken from the
+ * server's text formats (base64 blobs, CRLF in CSV), so their output does not change with the
+ * server's version; int64 keeps every digit either way.
  */
 import { extname } from "node:path";
 import { csvChunks } from "./csv.ts";
 import { jsonChunks, ndjsonChunks } from "./json.ts";
+import { parquetRowCount } from "./parquet.ts";
 import { decodeArrow } from "./rows.ts";
 import { textTableChunks } from "./text-table.ts";
 
-export const FORMATS = ["table", "csv", "json", "ndjson", "arrow"] as const;
+export const FORMATS = ["table", "csv", "json", "ndjson", "arrow", "parquet"] as const;
 export type OutputFormat = (typeof FORMATS)[number];
+
+export const ARROW_STREAM = "application/vnd.apache.arrow.stream";
+export const PARQUET = "application/vnd.apache.parquet";
+
+/** The media type asked of the server (`Accept`) for an output format. */
+export function mediaTypeFor(format: OutputFormat): string {
+  return format === "parquet" ? PARQUET : ARROW_STREAM;
+}
+
+/** Formats written as the server's binary bytes, never to a terminal. */
+export function isBinary(format: OutputFormat): boolean {
+  return format === "arrow" || format === "parquet";
+}
 
 export function isFormat(text: string): text is OutputFormat {
   return (FORMATS as readonly string[]).includes(text);
@@ -23,6 +44,7 @@ const BY_EXTENSION: Readonly<Record<string, OutputFormat>> = {
   ".jsonl": "ndjson",
   ".arrow": "arrow",
   ".arrows": "arrow",
+  ".parquet": "parquet",
   ".txt": "table",
 };
 
@@ -36,12 +58,16 @@ export interface Rendered {
   chunks: Iterable<string | Uint8Array>;
 }
 
-/** Decodes the stream (also for `arrow`, so a broken stream is caught and rows are counted). */
-export function render(format: OutputFormat, arrowBytes: Uint8Array): Rendered {
-  const result = decodeArrow(arrowBytes);
+/**
+ * The output from the server's body: a Parquet file is checked and counted; an Arrow stream is
+ * decoded (also for `arrow`, so a broken stream is caught and rows are counted).
+ */
+export function render(format: OutputFormat, body: Uint8Array): Rendered {
+  if (format === "parquet") return { rowCount: parquetRowCount(body), chunks: [body] };
+  const result = decodeArrow(body);
   const chunks =
     format === "arrow"
-      ? [arrowBytes]
+      ? [body]
       : format === "csv"
         ? csvChunks(result)
         : format === "json"
