@@ -36,7 +36,7 @@ export const FORMATS: readonly OutputFormat[] = [
     mediaType: "application/vnd.apache.arrow.stream",
     contentType: "application/vnd.apache.arrow.stream",
     alsoAccepted: [],
-    extension: "arrows",
+    extension: "arrow",
     concatenable: true,
     create: createArrowEncoder,
   },

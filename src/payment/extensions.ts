@@ -31,6 +31,8 @@ export interface QueryDescription {
   sql: string;
   /** `limits.max_query_bytes`: the longest SQL accepted. */
   maxQueryBytes: number;
+  /** The output format's name (arrow, csv, json, ndjson, parquet) and media type. */
+  formatName: string;
   mediaType: string;
   /** The result's fields; null when the table's schema is sold (a metadata price). */
   fields: ExampleField[] | null;
@@ -64,7 +66,8 @@ export function paymentIdentifier() {
 
 function queryBazaar(query: QueryDescription) {
   const output = {
-    type: "arrow",
+    // bazaar.md "Output Types": `type` names the kind of response, `format` refines it.
+    type: query.formatName,
     format: query.mediaType,
     ...(query.fields === null ? {} : { example: { schema: { fields: query.fields } } }),
   };

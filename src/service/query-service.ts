@@ -111,6 +111,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       const extensions = queryExtensions({
         sql: request.sql,
         maxQueryBytes: config.limits.maxQueryBytes,
+        formatName: format.name,
         mediaType: format.mediaType,
         // Where the schema itself is sold, a 402 must not give it away (DESIGN.md §6, §13).
         fields: tags.some((tag) => tag.type === "metadata_price") ? null : exampleFields(query),

@@ -22,6 +22,7 @@ const fields = [
 const described = (overrides: Partial<QueryDescription> = {}): QueryDescription => ({
   sql: "SELECT id, at FROM swaps WHERE id > 10",
   maxQueryBytes: 16384,
+  formatName: "arrow",
   mediaType: ARROW,
   fields,
   ...overrides,
