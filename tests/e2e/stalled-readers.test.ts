@@ -118,10 +118,11 @@ test("eight stalled exports hold no worker a small query needs, keep memory boun
 
   const bodies = await Promise.all(stalled.map((reader) => reader.resume()));
   bodies.forEach((raw, i) => expect(rowCount(FORMATS[i]!, dechunk(raw))).toBe(ROWS));
-  // Held in memory for their readers, the eight results would add their whole size (~200 MB);
-  // waiting in spill files, the server holds a few batches per response.
+  // Held in memory for their readers, the eight results would add their whole size (~240 MB) and
+  // more; waiting in spill files, each response holds at most the few batches sent ahead of its
+  // reader (db/protocol.ts MAX_IN_FLIGHT), whatever the result's size.
   const results = bodies.reduce((sum, raw) => sum + raw.byteLength, 0);
-  expect(growth).toBeLessThan(results / 2);
+  expect(growth).toBeLessThan(results * 0.75);
 }, 60_000);
 
 test("a reader that reads nothing for send_timeout_ms is cut: its body ends short", async () => {
