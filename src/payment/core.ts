@@ -81,7 +81,12 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
   const recorded = createRecordedPayments({ ...deps, opts, now, quote, required, pay: (work, payload, key, id, resumed) => pay(work, payload, key, id, resumed) });
 
   /** A payment with no settled record: match, check, verify, work, settle, record. */
-  async function pay(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, resumed: boolean): Promise<PaymentOutcome> {
+  /**
+   * The offer a new payment pays, after the checks that cost no more than a quote: bound to this
+   * resource, `accepted` one of the current offers, the authorization paying it (local-checks.ts).
+   * A refusal is the 402 (or `free`) to answer instead.
+   */
+  async function checkNew(work: PaidWork, payload: ExactPaymentPayload): Promise<{ offer: Offer; offers: Offer[] } | PaymentOutcome> {
     // x402 clients copy the 402's `resource` into the payload: a payment quoted for one resource
     // (for a query, its SQL) pays for no other, even at the same price (DESIGN.md §6, §12).
     if (payload.resource !== undefined && payload.resource.url !== work.resource.url) return quote(work, "other-resource", MSG.quotedForOther);
@@ -96,6 +101,14 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     if (offer === undefined) return required(work, offers, "no-matching-offer", MSG.noMatch);
     const problem = await authorizationProblem(payload, offer, nowSeconds());
     if (problem !== null) return required(work, offers, "local-check", MSG.localCheck(problem));
+    return { offer, offers };
+  }
+
+  /** A payment with no settled record: check, verify, work, settle, record. */
+  async function pay(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, resumed: boolean): Promise<PaymentOutcome> {
+    const passed = await checkNew(work, payload);
+    if ("kind" in passed) return passed;
+    const { offer, offers } = passed;
 
     // The attempt is committed while the facilitator verifies: both are needed before /settle.
     const verification = deps.facilitator.verify(payload, offer.requirement);
