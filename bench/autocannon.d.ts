@@ -6,6 +6,8 @@ declare module "autocannon" {
     duration?: number;
     pipelining?: number;
     headers?: Record<string, string>;
+    /** Every response body (decoded as UTF-8, as autocannon reads it) must equal this; others count as mismatches. */
+    expectBody?: string;
   }
   interface Histogram {
     average: number;
@@ -21,6 +23,7 @@ declare module "autocannon" {
     errors: number;
     timeouts: number;
     non2xx: number;
+    mismatches: number;
     "2xx": number;
     duration: number;
   }

@@ -1,6 +1,7 @@
 /**
- * The benchmark's result: one check per target (figure, baseline, ratio, target, pass/fail) plus
- * every other measured figure, printed as a table and written to BENCHMARKS.md.
+ * The benchmark's result: one check per target (figure, baseline, ratio, target, pass or miss),
+ * tables of figures without a target, and every other measured figure, printed as tables and
+ * written to BENCHMARKS.md.
  */
 
 export interface Check {
@@ -20,9 +21,17 @@ export interface Detail {
   value: string;
 }
 
+/** A table of figures with no target (e.g. compression), printed under its title. */
+export interface FigureTable {
+  title: string;
+  /** Header row first. */
+  rows: string[][];
+}
+
 export interface SectionResult {
   checks: Check[];
   details: Detail[];
+  tables?: FigureTable[];
 }
 
 export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
@@ -30,10 +39,20 @@ export const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 export const ratio = (value: number | null) => (value === null ? "—" : `${value.toFixed(2)}×`);
 export const runsOf = (values: number[], format: (v: number) => string) => values.map(format).join(", ");
 
+/**
+ * The ratio as printed next to its target: two decimals, or three when two would round it onto the
+ * target's own number (a 0.496× miss must not read "0.50×" against "≥ 0.50×").
+ */
+function ratioAgainst(value: number | null, target: string): string {
+  if (value === null) return ratio(value);
+  const bound = /(\d+\.\d+)×/.exec(target)?.[1];
+  return bound !== undefined && value.toFixed(2) === bound && value !== Number(bound) ? `${value.toFixed(3)}×` : ratio(value);
+}
+
 export function checksTable(checks: Check[]): string[][] {
   return [
     ["#", "figure", "measured", "baseline", "ratio", "target", "result"],
-    ...checks.map((c) => [c.item, c.figure, c.measured, c.baseline, ratio(c.ratio), c.target, c.pass ? "pass" : "FAIL"]),
+    ...checks.map((c) => [c.item, c.figure, c.measured, c.baseline, ratioAgainst(c.ratio, c.target), c.target, c.pass ? "pass" : "miss"]),
   ];
 }
 

@@ -1,5 +1,5 @@
 /**
- * Item 1's baseline in a process of its own: `db.query(sql).values()` of the query, timed after
+ * The exports' baseline (item 2) in a process of its own: `db.query(sql).values()` of the query, timed after
  * one unmeasured scan, in a fresh heap (the benchmark process's heap fills with decoded tables,
  * which would slow a scan run there and flatter the ratio). Prints the milliseconds.
  *

@@ -1,5 +1,5 @@
 /**
- * Item 5's baseline: the x402 reference server stack — hono with @x402/hono's paymentMiddleware
+ * Item 3's baseline: the x402 reference server stack — hono with @x402/hono's paymentMiddleware
  * over an x402ResourceServer (HTTP facilitator client, exact EVM scheme for the devnet network) —
  * on Bun, selling fixed bytes (arrow402's response to the same query) at a fixed price.
  * Run as its own process: `bun bench/x402-reference-server.ts SETTINGS_JSON_FILE`.
