@@ -3,7 +3,7 @@
  * it was compressed, and decodes it with apache-arrow.
  *
  * Bun's fetch asks for `gzip, deflate, br, zstd` unless told otherwise, and arrow402 compresses
- * for such a client (DESIGN.md §13); every request here names its Accept-Encoding, so an
+ * for such a client (ARCHITECTURE.md §13); every request here names its Accept-Encoding, so an
  * uncompressed figure really is uncompressed. Bodies are read as sent (`decompress: false`) so the
  * bytes on the wire can be counted; a compressed body is decompressed as it streams in.
  */

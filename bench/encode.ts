@@ -1,5 +1,5 @@
 /**
- * Arrow encoder cost against a bare bun:sqlite scan (DESIGN.md §5 performance goal: the whole
+ * Arrow encoder cost against a bare bun:sqlite scan (ARCHITECTURE.md §5 performance goal: the whole
  * HTTP path within 1.5× a bare `db.query(sql).values()` of 1,000,000 rows × 6 columns).
  *
  *   bun bench/encode.ts [rows] [runs]

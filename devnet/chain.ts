@@ -2,7 +2,7 @@
  * A local anvil chain (chain id 31337) that cannot outlive the process that started it.
  *
  * The `@foundry-rs/anvil` launcher is a Node wrapper: killing it would leave the real chain
- * running (DESIGN.md §10). We therefore spawn the binary shipped in the platform package
+ * running (ARCHITECTURE.md §10). We therefore spawn the binary shipped in the platform package
  * directly, so that the pid we hold is the chain itself, and stop it three ways:
  * `stop()`, process exit / SIGINT / SIGTERM, and a watchdog shell process that kills the chain
  * when our process disappears without running any handler (SIGKILL, crash).

@@ -1,5 +1,5 @@
 /**
- * The arrow402 configuration that points at a running sandbox (DESIGN.md §2): the demo database,
+ * The arrow402 configuration that points at a running sandbox (ARCHITECTURE.md §2): the demo database,
  * priced in the sandbox token, paid through the sandbox facilitator. Written by hand rather than
  * by a YAML serialiser so that it can carry comments a reader can act on.
  */

@@ -1,5 +1,5 @@
 /**
- * The local paid sandbox ("devnet", DESIGN.md §6, §10): an anvil chain, our EIP-3009 test token,
+ * The local paid sandbox ("devnet", ARCHITECTURE.md §6, §10): an anvil chain, our EIP-3009 test token,
  * and a real x402 V2 facilitator that settles on that chain. Tests and `bun run devnet` both use
  * it to run the whole paid flow offline with real signatures and real on-chain transfers.
  *
@@ -39,7 +39,7 @@ export interface DevnetAccount {
   address: Hex;
 }
 
-/** The `tokens:` entry for arrow402's YAML config (DESIGN.md §2). */
+/** The `tokens:` entry for arrow402's YAML config (ARCHITECTURE.md §2). */
 export interface DevnetTokenConfig {
   key: "usdc/devnet";
   chain: "31337";

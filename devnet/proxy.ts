@@ -1,7 +1,7 @@
 /**
  * A misbehaving facilitator for failure tests: a real HTTP server in front of the devnet
  * facilitator that, per endpoint, forwards faithfully or fails in one of the ways a remote
- * facilitator can fail (DESIGN.md §6 step 5: unreachable, timed out, 5xx or malformed → 500;
+ * facilitator can fail (ARCHITECTURE.md §6 step 5: unreachable, timed out, 5xx or malformed → 500;
  * `isValid:false` with 200 or 4xx → 402), or settles for real and then answers in the shape
  * another facilitator would (`rewrite`: a hash without `0x`, an empty network, x402-rs' status
  * codes…). It counts every request so tests can assert that the facilitator was, or was never,

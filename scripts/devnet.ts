@@ -41,7 +41,7 @@ function parseOptions(): { port?: number; write?: string } {
 }
 
 /**
- * arrow402 resolves relative paths against the config file's folder (DESIGN.md §2), so a path
+ * arrow402 resolves relative paths against the config file's folder (ARCHITECTURE.md §2), so a path
  * given relative to the working directory is rewritten for the file; absolute when the file
  * lives outside the working directory's tree.
  */

@@ -37,7 +37,7 @@ export interface AppDeps {
   validator: QueryValidator;
   /** The client's address as the server sees it (the socket's peer); absent in app.handle() tests. */
   peerAddress?: (request: Request) => string | null;
-  /** Operations (DESIGN.md §11): readiness, metrics, and where finished-request events go. */
+  /** Operations (ARCHITECTURE.md §11): readiness, metrics, and where finished-request events go. */
   ops?: AppOperations;
 }
 
@@ -93,7 +93,7 @@ export function createApp(deps: AppDeps): App {
       const facts = observer.factsOf(request);
       return perClient.guard(clientOf(request), (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track)));
     })
-    // MCP (DESIGN.md §12): a POST is one JSON-RPC exchange, a query among them.
+    // MCP (ARCHITECTURE.md §12): a POST is one JSON-RPC exchange, a query among them.
     .post("/mcp", ({ request }) => perClient.guard(clientOf(request), () => mcp(request)))
     .get("/mcp", ({ request }) => mcp(request))
     .delete("/mcp", ({ request }) => mcp(request))

@@ -1,6 +1,6 @@
 /**
  * The one error vocabulary of arrow402. Each class carries its HTTP status; `errorResponse`
- * is the only place that turns an error into a response (DESIGN.md §8). Expected outcomes
+ * is the only place that turns an error into a response (ARCHITECTURE.md §8). Expected outcomes
  * (a payment is required, a payment was refused) are values, not exceptions: see payment/gate.ts.
  */
 
@@ -37,7 +37,7 @@ export class PaymentIdConflictError extends Arrow402Error {
 
 /**
  * 406 text/plain: the request's `Accept` header (or `?format=`) names no format this server makes;
- * the message lists the ones it can (DESIGN.md §13).
+ * the message lists the ones it can (ARCHITECTURE.md §13).
  */
 export class NotAcceptableError extends Arrow402Error {
   readonly status = 406;
@@ -59,7 +59,7 @@ export class ServerError extends Arrow402Error {
 }
 
 /**
- * 500: a stored value does not fit its column's declared type (DESIGN.md §5). The client is told
+ * 500: a stored value does not fit its column's declared type (ARCHITECTURE.md §5). The client is told
  * where (table, column, rowid), never the value: it may be a secret of a row the client has not
  * paid for. The value is in `detail`, for the operator (server log, `arrow402 validate`).
  */
@@ -94,7 +94,7 @@ export class ServerBusyError extends Arrow402Error {
 
 /**
  * 503 text/plain with Retry-After: the payment ledger (PostgreSQL, `ledger.url`) cannot be reached,
- * so no payment can be taken or served again; nothing was charged (DESIGN.md §11 "Replicas").
+ * so no payment can be taken or served again; nothing was charged (ARCHITECTURE.md §11 "Replicas").
  */
 export class LedgerUnavailableError extends Arrow402Error {
   readonly status = 503;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * arrow402 command line (DESIGN.md §1): the only file that reads process.argv.
+ * arrow402 command line (ARCHITECTURE.md §1): the only file that reads process.argv.
  * Exit codes: 0 ok, 1 runtime failure, 2 bad usage or invalid config.
  */
 import { HELP, parse, UsageError } from "./cli/args.ts";

@@ -2,7 +2,7 @@
  * Wires the parts from a resolved config: `buildApp` for `app.handle()` tests, `startServer`
  * for `arrow402 serve` and the e2e tests, so the tests exercise exactly what users run.
  *
- * Two lifetimes (DESIGN.md §11 "Operations"). The services — query workers, payment store, event
+ * Two lifetimes (ARCHITECTURE.md §11 "Operations"). The services — query workers, payment store, event
  * bus, metrics — live as long as the process. The app — catalog, payment core, readiness, routes —
  * is built from a config, and rebuilt from each config a reload applies, then swapped in one step
  * (ops/app-holder.ts): a request sees the old config or the new one, never a mix.

@@ -1,6 +1,6 @@
 /**
  * Every error path, walked through `app.handle()`: status, content type and body shape
- * (DESIGN.md §8). Text errors are one line that says what to change, never a stack trace;
+ * (ARCHITECTURE.md §8). Text errors are one line that says what to change, never a stack trace;
  * 402s are x402 V2 bodies mirrored in PAYMENT-REQUIRED; 404s on the table endpoint are JSON.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";

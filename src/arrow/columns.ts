@@ -1,6 +1,6 @@
 /**
  * What every column encoder shares: one Arrow column of one record batch is written straight from
- * row arrays into the message buffer (DESIGN.md §5). Encoding is two-phase so that each batch is one allocation and no copy: `plan`
+ * row arrays into the message buffer (ARCHITECTURE.md §5). Encoding is two-phase so that each batch is one allocation and no copy: `plan`
  * reads what it must to know the byte length of each buffer (only Utf8/Binary need a pass for
  * that), then `write` fills the buffers at their final positions.
  *

@@ -1,5 +1,5 @@
 /**
- * ISO-8601 text → Date32 days and Timestamp milliseconds (DESIGN.md §5), read the way SQLite's
+ * ISO-8601 text → Date32 days and Timestamp milliseconds (ARCHITECTURE.md §5), read the way SQLite's
  * date functions read them: 'YYYY-MM-DD', then optionally 'T' or a space and 'HH:MM[:SS[.fff]]',
  * then optionally 'Z' or '±HH:MM'. Text without an offset is UTC, as in SQLite.
  *

@@ -1,5 +1,5 @@
 /**
- * Rows from bun:sqlite → an Arrow IPC stream (DESIGN.md §5): a schema message, one record-batch
+ * Rows from bun:sqlite → an Arrow IPC stream (ARCHITECTURE.md §5): a schema message, one record-batch
  * message per batch, the end-of-stream marker. Each message is its own buffer so a worker can
  * transfer it to the HTTP thread as soon as it is ready; concatenated they are one valid stream.
  *

@@ -1,5 +1,5 @@
 /**
- * Whether a SQLite value fits its column's Arrow type, and what it becomes (DESIGN.md §5).
+ * Whether a SQLite value fits its column's Arrow type, and what it becomes (ARCHITECTURE.md §5).
  * SQLite is dynamically typed, so any column can hold any value; a value that cannot be
  * represented exactly is never changed silently: it is a misfit with a detail naming the value.
  *

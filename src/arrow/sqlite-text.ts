@@ -1,6 +1,6 @@
 /**
  * The text SQLite gives a number (what `CAST(x AS TEXT)` returns), so a number in a Utf8 column
- * reads the same through arrow402 as in the sqlite3 shell (DESIGN.md §5: "the value's text form").
+ * reads the same through arrow402 as in the sqlite3 shell (ARCHITECTURE.md §5: "the value's text form").
  *
  * Integers print exactly. Reals are printed by SQLite itself: its algorithm (17 significant digits,
  * shortened when its own decimal conversion says the shorter text round-trips; "1.0e+20", "Inf")

@@ -1,5 +1,5 @@
 /**
- * SQLite declared type → Arrow type (DESIGN.md §5). The Arrow type of a column depends only on
+ * SQLite declared type → Arrow type (ARCHITECTURE.md §5). The Arrow type of a column depends only on
  * its declared type, following SQLite's affinity rules, so a schema is known before any row is read.
  */
 import { Binary, Bool, DateDay, Float64, Int64, TimeUnit, Timestamp, Utf8, type DataType } from "apache-arrow";

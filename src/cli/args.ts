@@ -1,4 +1,4 @@
-/** Command-line parsing shared by the subcommands (DESIGN.md §1). Usage errors exit with 2. */
+/** Command-line parsing shared by the subcommands (ARCHITECTURE.md §1). Usage errors exit with 2. */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
 export class UsageError extends Error {}

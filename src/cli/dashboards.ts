@@ -1,4 +1,4 @@
-/** `arrow402 dashboards [SLUG] [--force]`: the dashboard generation subcommand (DESIGN.md §7). */
+/** `arrow402 dashboards [SLUG] [--force]`: the dashboard generation subcommand (ARCHITECTURE.md §7). */
 import { generateDashboards } from "../dashboards/generate.ts";
 import { ConfigError } from "../errors.ts";
 import { loadContext, openCatalog } from "./context.ts";

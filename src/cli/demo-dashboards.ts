@@ -1,4 +1,4 @@
-/** The demo ships its dashboards: generated over the demo data on first run (DESIGN.md §7). */
+/** The demo ships its dashboards: generated over the demo data on first run (ARCHITECTURE.md §7). */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";

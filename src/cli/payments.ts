@@ -1,6 +1,6 @@
 /**
  * `arrow402 payments`: settled payments, totals per table and token, and unconfirmed attempts,
- * from the payment store the config names (a SQLite file or PostgreSQL, DESIGN.md §11).
+ * from the payment store the config names (a SQLite file or PostgreSQL, ARCHITECTURE.md §11).
  * With `--reconcile`, every unconfirmed attempt is resolved through the chain first (§6 "Crashes",
  * payment/reconcile.ts).
  */

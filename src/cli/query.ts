@@ -1,6 +1,6 @@
 /**
  * `arrow402 query URL "SQL"`: runs a query on any arrow402 server and pays for it within the
- * limits the user set (x402 V2 buyer side, DESIGN.md §6). Data goes to stdout or --output; the
+ * limits the user set (x402 V2 buyer side, ARCHITECTURE.md §6). Data goes to stdout or --output; the
  * quote, the payment receipt and errors go to stderr, so stdout stays the data.
  *
  * The budget is the buyer's truth: a token's decimals and symbol come from what the buyer knows —

@@ -1,4 +1,4 @@
-/** `arrow402 serve`: starts the server from the config, or the built-in demo (DESIGN.md §1, §11). */
+/** `arrow402 serve`: starts the server from the config, or the built-in demo (ARCHITECTURE.md §1, §11). */
 import { resolve } from "node:path";
 import { loadConfigFile } from "../config/load.ts";
 import { createLogger } from "../ops/logs.ts";

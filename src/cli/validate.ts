@@ -1,6 +1,6 @@
 /**
  * `arrow402 validate`: the config, the database, every configured table and column, and every
- * stored value against its column's Arrow type (DESIGN.md §1, §5), so a value that would fail a
+ * stored value against its column's Arrow type (ARCHITECTURE.md §1, §5), so a value that would fail a
  * query at run time is reported ahead, with its config path and rowid.
  */
 import { Database } from "bun:sqlite";

@@ -1,5 +1,5 @@
 /**
- * HTTP compression on the buyer's side (DESIGN.md §13): every request asks for zstd or gzip, and
+ * HTTP compression on the buyer's side (ARCHITECTURE.md §13): every request asks for zstd or gzip, and
  * the body is decompressed here, as it arrives, exactly once. Bun's fetch would decompress by
  * itself (and send its own Accept-Encoding), so requests are made with `decompress: false`: what
  * is asked for, what is undone, and the bytes counted on the wire are then all this module's.

@@ -1,5 +1,5 @@
 /**
- * The server's self-description (spec "Resources", DESIGN.md §3): `GET /api/` and
+ * The server's self-description (spec "Resources", ARCHITECTURE.md §3): `GET /api/` and
  * `GET /api/table/{name}`, checked by shape because they come from the network. A table whose
  * metadata is paid answers 402; that is an outcome, not a failure.
  */

@@ -1,7 +1,7 @@
 /**
  * HTTP for the client: one GET whose whole body is read before it counts as answered, so a
  * connection lost mid-body is a network failure like a refused connection — the case in which a
- * paid request is retried with the same payment (DESIGN.md §6 replay rule). Every request asks for
+ * paid request is retried with the same payment (ARCHITECTURE.md §6 replay rule). Every request asks for
  * compression and the body is decompressed as it arrives (content-coding.ts); a compressed body
  * that does not decode is a lost answer too.
  */

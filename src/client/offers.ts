@@ -2,7 +2,7 @@
  * Choosing what to pay (x402 V2: the client picks one entry of `accepts`). Only `exact` offers on
  * EVM networks can be signed. Among those on the networks the key may pay on, the cheapest wins —
  * compared by value across tokens when decimals are known — then the earlier `--network`, then
- * the server's order (which is cheapest first, DESIGN.md §6). The budget (`--max-amount`, decimal
+ * the server's order (which is cheapest first, ARCHITECTURE.md §6). The budget (`--max-amount`, decimal
  * token units) is compared exactly, in each offer's own token, with verified decimals only: an
  * offer whose token is not verified is never paid under a budget (tokens.ts).
  */

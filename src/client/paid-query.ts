@@ -5,11 +5,11 @@
  *
  * A paid request whose answer is lost (connection refused, reset, cut mid-body) is sent again
  * with the identical header, a few times with backoff: the server serves a settled payment again
- * for the same resource before its validBefore (DESIGN.md §6 replay rule), so the buyer recovers
+ * for the same resource before its validBefore (ARCHITECTURE.md §6 replay rule), so the buyer recovers
  * the data without paying twice, and a payment not yet settled is simply processed then.
  *
  * Every request names the media type wanted (`Accept`; the price and the paid resource are the
- * same in every format, DESIGN.md §13) and accepts compression (http.ts). A quote for another
+ * same in every format, ARCHITECTURE.md §13) and accepts compression (http.ts). A quote for another
  * media type than the one asked for is not paid: the server could not deliver what was wanted.
  */
 import type { PaymentRequired, SettleResponse } from "@x402/core/types";

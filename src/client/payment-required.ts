@@ -1,5 +1,5 @@
 /**
- * Reading a 402 (x402 V2 transport, DESIGN.md §6): the `PAYMENT-REQUIRED` header (base64 JSON),
+ * Reading a 402 (x402 V2 transport, ARCHITECTURE.md §6): the `PAYMENT-REQUIRED` header (base64 JSON),
  * else the JSON body, which carry the same document. The server is a trust boundary for the
  * buyer: only well-formed offers are considered, so an amount shown is the amount signed.
  */

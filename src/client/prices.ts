@@ -1,6 +1,6 @@
 /**
  * Price tags in human units for `arrow402 tables` ("0.002 USDC per row on Base Sepolia"). Amounts
- * on the wire are smallest units (DESIGN.md §2). Which decimals and symbol a token has is the
+ * on the wire are smallest units (ARCHITECTURE.md §2). Which decimals and symbol a token has is the
  * caller's verified knowledge (`TokenLookup`), never the server's `token.decimals` or
  * `token.symbol`: without it, built-in tokens are exact and others are shown in smallest units.
  */

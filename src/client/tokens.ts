@@ -1,7 +1,7 @@
 /**
  * Tokens as the buyer sees them. An offer names a network and an asset address, nothing more the
  * buyer can trust: a token's decimals and symbol come only from what the buyer knows — the
- * built-in USDC deployments (DESIGN.md §2, matched by network and address), the token contract
+ * built-in USDC deployments (ARCHITECTURE.md §2, matched by network and address), the token contract
  * read through the buyer's own RPC endpoint, or the buyer's own `--token-decimals` — never from
  * the seller, whose word decides how many smallest units a "0.05" is. Without verified decimals an
  * amount is shown in smallest units, which is exactly what would be signed.

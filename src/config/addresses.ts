@@ -1,5 +1,5 @@
 /**
- * EVM addresses in the config (DESIGN.md §2): checked with viem, returned checksummed. Mixed-case
+ * EVM addresses in the config (ARCHITECTURE.md §2): checked with viem, returned checksummed. Mixed-case
  * input must carry a valid EIP-55 checksum (a wrong one usually means a typo); all-lowercase input
  * is accepted and checksummed here.
  */

@@ -1,5 +1,5 @@
 /**
- * Exact decimal amounts (DESIGN.md §2): the config writes token units ("0.002"), the wire carries
+ * Exact decimal amounts (ARCHITECTURE.md §2): the config writes token units ("0.002"), the wire carries
  * integer strings in the token's smallest unit ("2000" for 6 decimals). Conversion is done on the
  * digits, never through floating point, so any size converts exactly.
  */

@@ -1,5 +1,5 @@
 /**
- * The CDP API key of `facilitator.cdp` (DESIGN.md §11), read and checked at start-up: an ECDSA
+ * The CDP API key of `facilitator.cdp` (ARCHITECTURE.md §11), read and checked at start-up: an ECDSA
  * P-256 key as PEM (the portal's SEC1 form, or PKCS#8) → ES256, or an Ed25519 key as base64 of 64
  * bytes (seed then public key) → EdDSA. payment/cdp-auth.ts signs each facilitator request with it.
  * The secret never appears in a message: problems describe the form, never the value.

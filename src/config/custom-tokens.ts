@@ -1,5 +1,5 @@
 /**
- * The `tokens:` section (DESIGN.md §2): extra tokens beyond the built-in USDC deployments, e.g. a
+ * The `tokens:` section (ARCHITECTURE.md §2): extra tokens beyond the built-in USDC deployments, e.g. a
  * devnet token. A custom key may not shadow a built-in one, even in another letter case, so a
  * price tag's `token:` always means what the documentation says it means.
  */

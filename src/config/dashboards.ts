@@ -1,5 +1,5 @@
 /**
- * The `dashboards:` section (DESIGN.md §7): the dashboards root folder and one entry per
+ * The `dashboards:` section (ARCHITECTURE.md §7): the dashboards root folder and one entry per
  * dashboard. A slug becomes the first URL path segment (`/<slug>/`), so it is restricted to a safe
  * pattern (checked by the schema), `api`, `mcp`, `healthz`, `readyz` and `metrics` are reserved for the
  * server's own routes, and slugs are unique.

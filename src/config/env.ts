@@ -1,5 +1,5 @@
 /**
- * `${VAR}` expansion (DESIGN.md §2) in every string value of the raw config, before validation,
+ * `${VAR}` expansion (ARCHITECTURE.md §2) in every string value of the raw config, before validation,
  * so secrets such as facilitator tokens stay out of the file. Keys are never expanded.
  *
  * Syntax: `${NAME}` with NAME = letters, digits and '_' (not starting with a digit). `$${` writes

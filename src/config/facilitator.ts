@@ -1,5 +1,5 @@
 /**
- * The `facilitator:` section (DESIGN.md §2, §11): how to reach the x402 facilitator and how to
+ * The `facilitator:` section (ARCHITECTURE.md §2, §11): how to reach the x402 facilitator and how to
  * authenticate to it — static `headers`, `user:password@` or a token in the URL's query string,
  * or `cdp` (a Coinbase CDP API key: each request is signed with a fresh JWT, see
  * payment/cdp-auth.ts). Secrets are checked here, at start-up, and never quoted in a problem.

@@ -1,5 +1,5 @@
 /**
- * The `ledger:` section (DESIGN.md §2, §11 "Replicas"): where the payment state lives. Exactly one
+ * The `ledger:` section (ARCHITECTURE.md §2, §11 "Replicas"): where the payment state lives. Exactly one
  * of `path` (a local SQLite file, the default) or `url` (a PostgreSQL database shared by replicas).
  * A URL may carry a password, so messages never repeat it.
  */

@@ -1,5 +1,5 @@
 /**
- * Loads the configuration (DESIGN.md §2): YAML → `${VAR}` expansion → shape (TypeBox) → meaning
+ * Loads the configuration (ARCHITECTURE.md §2): YAML → `${VAR}` expansion → shape (TypeBox) → meaning
  * (tokens, amounts, addresses, duplicates) → the resolved `Config`. Every problem is collected and
  * thrown at once as a ConfigError, each line prefixed with its path in the YAML. Relative paths
  * resolve against the config file's directory, so a config works from any working directory.

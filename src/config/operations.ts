@@ -1,5 +1,5 @@
 /**
- * The operations keys of `server:` (DESIGN.md §11 "Operations"): whether `GET /metrics` is served
+ * The operations keys of `server:` (ARCHITECTURE.md §11 "Operations"): whether `GET /metrics` is served
  * and the bearer token it then requires, the log format, and how long SIGTERM drains. Shapes are
  * checked by the schema; this adds what a shape cannot say.
  */

@@ -1,5 +1,5 @@
 /**
- * A table's `price_tags:` (DESIGN.md §2): each entry is dispatched on `type` to its own closed
+ * A table's `price_tags:` (ARCHITECTURE.md §2): each entry is dispatched on `type` to its own closed
  * schema, then its meaning is checked: a known token, a checksummed `pay_to`, exact amounts with
  * no more decimals than the token has, `min_items <= max_items`, and at most one default offer.
  * When no per_row/fixed tag says `is_default: true`, the first of them is the default.

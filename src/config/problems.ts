@@ -1,7 +1,7 @@
 /**
  * Config problems: every one carries the path of the offending value in the YAML, written the way
  * a user reads the file (`tables[1].price_tags[0].amount_per_item`), so `arrow402 validate` can list
- * them all at once (DESIGN.md §1, §2).
+ * them all at once (ARCHITECTURE.md §1, §2).
  */
 
 export type PathSegment = string | number;

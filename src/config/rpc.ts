@@ -1,5 +1,5 @@
 /**
- * `rpc_urls:` (DESIGN.md §2, §6 "Crashes"): JSON-RPC endpoints by chain id, used only to confirm on
+ * `rpc_urls:` (ARCHITECTURE.md §2, §6 "Crashes"): JSON-RPC endpoints by chain id, used only to confirm on
  * chain a settlement the facilitator never confirmed (EIP-3009 `authorizationState`). The built-in
  * networks have public defaults; a configured entry replaces the default for its chain.
  */

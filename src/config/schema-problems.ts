@@ -1,7 +1,7 @@
 /**
  * Turns TypeBox validation errors into config problems: the YAML path of the value, what is wrong
  * and what to write instead. TypeBox buffers only a few errors by default (Settings.maxErrors = 8);
- * a config check must report every problem at once (DESIGN.md §1), so the limit is raised for the
+ * a config check must report every problem at once (ARCHITECTURE.md §1), so the limit is raised for the
  * duration of this synchronous call and restored afterwards.
  */
 import type { TSchema } from "typebox";

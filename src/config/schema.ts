@@ -1,5 +1,5 @@
 /**
- * The YAML configuration's shape (DESIGN.md §2), as TypeBox schemas. Every object is closed
+ * The YAML configuration's shape (ARCHITECTURE.md §2), as TypeBox schemas. Every object is closed
  * (`additionalProperties: false`): an unknown key is an error, never silently ignored. Options
  * starting with `x-` feed the problem messages: `x-hint` says what to write instead when a value
  * has the wrong type or form. Meaning (token keys, amounts, addresses, uniqueness) is checked

@@ -1,5 +1,5 @@
 /**
- * The `server:` section (DESIGN.md §2): where to listen, the public base URL used in offers
+ * The `server:` section (ARCHITECTURE.md §2): where to listen, the public base URL used in offers
  * (`resource.url`), CORS origins, and the operations keys (operations.ts).
  * Like every resolver, returns undefined when a problem was recorded (here or by the schema).
  */

@@ -1,5 +1,5 @@
 /**
- * The `tables:` section (DESIGN.md §2): the published tables, their descriptions and price tags.
+ * The `tables:` section (ARCHITECTURE.md §2): the published tables, their descriptions and price tags.
  * Names are unique ignoring case, because SQLite resolves table and column names ignoring case.
  * Whether each table exists in the database is checked later, against the database (`arrow402
  * validate`, server start), not here.

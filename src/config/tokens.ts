@@ -1,5 +1,5 @@
 /**
- * Tokens a price tag can name (DESIGN.md §2): the built-in USDC deployments, plus custom entries
+ * Tokens a price tag can name (ARCHITECTURE.md §2): the built-in USDC deployments, plus custom entries
  * from the config's `tokens:` section (a local devnet token, another stablecoin…). Every token here
  * supports EIP-3009 `transferWithAuthorization`; `name`/`version` are its EIP-712 domain, sent in
  * the `extra` of every offer, so they must match the contract exactly or signatures will not verify.
@@ -21,7 +21,7 @@ function usdc(key: string, chainId: number, address: string, name: string, netwo
   });
 }
 
-/** The USDC deployments of DESIGN.md §2, by config key. Names differ per chain, as deployed. */
+/** The USDC deployments of ARCHITECTURE.md §2, by config key. Names differ per chain, as deployed. */
 export const BUILTIN_TOKENS: Record<string, TokenInfo> = Object.freeze({
   "usdc/base": usdc("usdc/base", 8453, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "USD Coin", "Base"),
   "usdc/base_sepolia": usdc("usdc/base_sepolia", 84532, "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "USDC", "Base Sepolia"),

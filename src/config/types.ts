@@ -78,7 +78,7 @@ export interface DashboardEntry {
 }
 
 /**
- * Where the payment state lives (DESIGN.md §11 "Replicas"): a local SQLite file (absolute path), or
+ * Where the payment state lives (ARCHITECTURE.md §11 "Replicas"): a local SQLite file (absolute path), or
  * a PostgreSQL database (`postgres://` URL, possibly with a password: never print it).
  */
 export type LedgerConfig = { path: string; url?: undefined } | { url: string; path?: undefined };
@@ -91,7 +91,7 @@ export interface Config {
     corsOrigins: string[];
     /** Lower-case name of the header a trusted proxy puts the client address in; null: the socket's address. */
     trustProxy: string | null;
-    /** Serve `GET /metrics` (DESIGN.md §11 "Operations"). */
+    /** Serve `GET /metrics` (ARCHITECTURE.md §11 "Operations"). */
     metrics: boolean;
     /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. */
     metricsToken: string | null;

@@ -3,7 +3,7 @@
  * Plot → one minified ES module). Imported only as a Bun macro (`with { type: "macro" }`), so it
  * runs when the importing file is transpiled — by `bun test`, `bun src/main.ts` and
  * `bun build --compile` alike — and its result is inlined as a string. The compiled executable
- * therefore carries the bundle and needs no node_modules (DESIGN.md §7). A macro may not call
+ * therefore carries the bundle and needs no node_modules (ARCHITECTURE.md §7). A macro may not call
  * Bun.build (the bundler would wait on itself), hence the `bun build` subprocess.
  */
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * Which charts a scaffolded dashboard draws (DESIGN.md §7). Decided at generation time from the
+ * Which charts a scaffolded dashboard draws (ARCHITECTURE.md §7). Decided at generation time from the
  * column kinds, the config's column descriptions and the snapshot, written into the page as JSON,
  * and drawn by the browser code:
  *   - a time column → rows per interval, and the best measure per interval (sum, or mean for

@@ -1,5 +1,5 @@
 /**
- * A scaffolded dashboard's `index.html` (DESIGN.md §7): charts drawn in the browser from
+ * A scaffolded dashboard's `index.html` (ARCHITECTURE.md §7): charts drawn in the browser from
  * `snapshot.arrow`, a sortable preview table, the table's schema and the "get the full data"
  * panel. Asset URLs are absolute (`/<slug>/…`) so the page works at `/<slug>` and `/<slug>/`.
  */

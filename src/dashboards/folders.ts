@@ -1,7 +1,7 @@
 /**
  * File-system steps of generation. A dashboard folder is written under a temporary dot-name and
  * renamed into place, so the server never serves a half-written dashboard; an existing folder
- * is only ever moved aside to `<slug>.bak-<timestamp>`, never deleted (DESIGN.md §7).
+ * is only ever moved aside to `<slug>.bak-<timestamp>`, never deleted (ARCHITECTURE.md §7).
  */
 import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * The "get the full data" panel of a dashboard: the table's price in human units and ready
- * commands for the query endpoint (DESIGN.md §4, §6) in every format it serves, compressed
+ * commands for the query endpoint (ARCHITECTURE.md §4, §6) in every format it serves, compressed
  * (§13), and how to reach the same data from an MCP client (§12). Commands are quoted for a POSIX
  * shell, the MCP snippet is written by JSON.stringify, and everything goes through escapeHtml:
  * the SQL, the table's name and the base URL come from the config.

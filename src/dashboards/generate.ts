@@ -1,5 +1,5 @@
 /**
- * `arrow402 dashboards [SLUG] [--force]` (DESIGN.md §1, §7): scaffolds each missing dashboard
+ * `arrow402 dashboards [SLUG] [--force]` (ARCHITECTURE.md §1, §7): scaffolds each missing dashboard
  * folder (or only SLUG) as a working static page charting a snapshot of its table, and
  * (re)writes the landing page `<root>/index.html`. An existing folder is kept unless `force`,
  * and then it is moved to a backup first.

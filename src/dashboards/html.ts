@@ -1,6 +1,6 @@
 /**
  * Escaping for the generated pages. Everything that comes from the config or the data goes
- * through one of these two functions before it reaches HTML (DESIGN.md §7).
+ * through one of these two functions before it reaches HTML (ARCHITECTURE.md §7).
  */
 
 const ENTITIES: Record<string, string> = {

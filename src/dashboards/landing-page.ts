@@ -1,5 +1,5 @@
 /**
- * The landing page `<root>/index.html` (spec "GET /", DESIGN.md §7): every enabled dashboard with
+ * The landing page `<root>/index.html` (spec "GET /", ARCHITECTURE.md §7): every enabled dashboard with
  * its title, description, tags and link, and every published table with its price in human units.
  * The CSS is inlined because the root serves no file besides `index.html`.
  */

@@ -1,7 +1,7 @@
 /**
  * Price tags in human words for the landing page and the "get the full data" panel:
  * "0.002 USDC per row on Base Sepolia", "1.00 USDC per query on Base", "Free".
- * Amounts are formatted from exact smallest units (DESIGN.md §2), never through floats.
+ * Amounts are formatted from exact smallest units (ARCHITECTURE.md §2), never through floats.
  */
 import { formatAmount } from "../config/amounts.ts";
 import type { PriceTag, TableConfig, TokenInfo } from "../config/types.ts";
@@ -40,7 +40,7 @@ export function describePriceTag(tag: PriceTag): string {
   }
 }
 
-/** True when querying the table needs payment (DESIGN.md §3: a per_row or fixed tag). */
+/** True when querying the table needs payment (ARCHITECTURE.md §3: a per_row or fixed tag). */
 export function queriesArePaid(table: TableConfig): boolean {
   return table.priceTags.some((t) => t.type !== "metadata_price");
 }

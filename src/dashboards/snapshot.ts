@@ -1,7 +1,7 @@
 /**
  * The data a scaffolded dashboard charts: a capped sample of its table taken at generation time,
  * stored beside the page as `snapshot.arrow` so that viewing it needs neither the database nor the
- * network (DESIGN.md §7). A table larger than the cap is sampled evenly along its time column (or
+ * network (ARCHITECTURE.md §7). A table larger than the cap is sampled evenly along its time column (or
  * its rowid), first and last rows included, so the charts cover the table's whole time range; the
  * sample is stored most recent first.
  */
@@ -80,7 +80,7 @@ function sampleSql(table: TableInfo, whole: boolean, time: ColumnInfo | undefine
 function selectSample(db: Database, table: TableInfo, total: number, cap: number, time: ColumnInfo | undefined): unknown[][] {
   const whole = total <= cap;
   const statement = db.query(sampleSql(table, whole, time));
-  // Exact 64-bit integers, as the query endpoint reads them (DESIGN.md §5).
+  // Exact 64-bit integers, as the query endpoint reads them (ARCHITECTURE.md §5).
   statement.safeIntegers(true);
   return (whole ? statement.values() : statement.values(JSON.stringify(evenPositions(total, cap)))) as unknown[][];
 }

@@ -1,6 +1,6 @@
 /**
  * Maps a request path inside a dashboard to a file that is certainly inside its folder
- * (DESIGN.md §7: paths never escape the dashboard folder). Every segment is percent-decoded
+ * (ARCHITECTURE.md §7: paths never escape the dashboard folder). Every segment is percent-decoded
  * once and refused when it could change directory or hide a separator (`..`, `.`, `/`, `\`,
  * NUL) or names a dotfile; the final file's real path (symlinks resolved) must still lie
  * inside the folder's real path. Anything doubtful is "not found".

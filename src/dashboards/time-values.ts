@@ -1,6 +1,6 @@
 /**
  * Time values of a snapshot, read at generation time the way the Arrow encoder reads them
- * (DESIGN.md §5): ISO-8601 text or Unix seconds for a timestamp, 'YYYY-MM-DD' for a date.
+ * (ARCHITECTURE.md §5): ISO-8601 text or Unix seconds for a timestamp, 'YYYY-MM-DD' for a date.
  * The generator uses them to pick a time chart's bin width and to say what span a sample covers.
  */
 import { convertValue, Misfit } from "../arrow/fit.ts";

@@ -1,5 +1,5 @@
 /**
- * Row counts of per_row quotes by query text and data version (DESIGN.md §11 "Hostile clients"):
+ * Row counts of per_row quotes by query text and data version (ARCHITECTURE.md §11 "Hostile clients"):
  * an unpaid quote must not rescan the table for a query already counted while the data is
  * unchanged, and concurrent quotes of one query share one count.
  *

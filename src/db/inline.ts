@@ -68,7 +68,7 @@ export class InlineReader {
     dbPath: string,
     private readonly maxRows: number,
   ) {
-    // Exact integers, as in the workers (DESIGN.md §5).
+    // Exact integers, as in the workers (ARCHITECTURE.md §5).
     this.db = openReadOnly(dbPath, { safeIntegers: true });
     // Called for every row the WHERE examines: the clock is read every CLOCK_EVERY calls only.
     let calls = 0;

@@ -1,5 +1,5 @@
 /**
- * The bytes of one response waiting for its client (DESIGN.md §11 "Hostile clients"). Chunks wait
+ * The bytes of one response waiting for its client (ARCHITECTURE.md §11 "Hostile clients"). Chunks wait
  * in memory while the client reads; the producer (a query worker) is held back once a few are
  * waiting, so memory stays bounded. A client that reads nothing for `stallMs` while the producer
  * waits is a stalled reader: from then on its bytes go to a spill file (spill.ts) and the producer

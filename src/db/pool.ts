@@ -3,7 +3,7 @@
  * other requests; a worker that overruns its time limit is terminated and replaced, because
  * bun:sqlite cannot interrupt a running statement.
  *
- * Two lanes (DESIGN.md §11 "Hostile clients"): bulk work (full scans without a small LIMIT, see
+ * Two lanes (ARCHITECTURE.md §11 "Hostile clients"): bulk work (full scans without a small LIMIT, see
  * lanes.ts) may hold at most all workers but one, so interactive queries always find one free
  * soon, however many exports are running or waiting. A bulk scan may borrow that last worker as a
  * helper (db/striped.ts), and gives it back between two ranges as soon as an interactive query waits.

@@ -1,5 +1,5 @@
 /**
- * Where a response's bytes wait when its client stops reading (DESIGN.md §11 "Hostile clients":
+ * Where a response's bytes wait when its client stops reading (ARCHITECTURE.md §11 "Hostile clients":
  * a stalled reader must not hold a query worker). The worker finishes into a temporary file and
  * moves on; the response reads the file back as the client resumes. The file is unlinked as soon
  * as it is created, so nothing is left behind whatever happens to the process, and every spilled

@@ -1,5 +1,5 @@
 /**
- * How an SQLite error reaches the client (DESIGN.md §8): an error caused by the query itself
+ * How an SQLite error reaches the client (ARCHITECTURE.md §8): an error caused by the query itself
  * (wrong arguments, integer overflow in abs(), a string or blob too big, a malformed strftime
  * format…) is the client's to fix, a 400 with SQLite's message; anything else is the server's, a
  * 500. One classification for the HTTP thread and the query workers.

@@ -1,5 +1,5 @@
 /**
- * The query time limit (DESIGN.md §2 `limits.query_timeout_ms`). bun:sqlite cannot interrupt a
+ * The query time limit (ARCHITECTURE.md §2 `limits.query_timeout_ms`). bun:sqlite cannot interrupt a
  * statement, so on expiry the caller terminates the worker; time the worker spends waiting for a
  * slow reader (back-pressure) is not counted against the query.
  */

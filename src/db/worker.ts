@@ -42,7 +42,7 @@ function send(message: FromWorker): void {
 self.onmessage = (event: MessageEvent<ToWorker>) => {
   const msg = event.data;
   if (msg.type === "open") {
-    // safeIntegers: INTEGER values arrive as bigint, exact beyond 2^53 (DESIGN.md §5).
+    // safeIntegers: INTEGER values arrive as bigint, exact beyond 2^53 (ARCHITECTURE.md §5).
     busyTimeoutMs = msg.busyTimeoutMs;
     db = openReadOnly(msg.path, { safeIntegers: true, busyTimeoutMs });
     const stop = new Int32Array(msg.stop);
@@ -256,6 +256,6 @@ function errorMessage(id: number, error: unknown): FromWorker {
     const fit = (error as QueryError & { fit?: FitFailure }).fit;
     return { type: "error", id, status: error.status, message: error.message, fit };
   }
-  // An SQLite error caused by the query itself is the client's to fix (DESIGN.md §8).
+  // An SQLite error caused by the query itself is the client's to fix (ARCHITECTURE.md §8).
   return { type: "error", id, ...sqliteErrorReply(error) };
 }

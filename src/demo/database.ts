@@ -1,6 +1,6 @@
 /**
  * The built-in demo database: DEX-style swaps (paid) and a small token list (free), generated
- * deterministically on first run so `arrow402 serve` works with no setup (DESIGN.md §1).
+ * deterministically on first run so `arrow402 serve` works with no setup (ARCHITECTURE.md §1).
  */
 import { Database } from "bun:sqlite";
 import { mkdirSync, renameSync, rmSync } from "node:fs";

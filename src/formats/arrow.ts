@@ -1,5 +1,5 @@
 /**
- * The Arrow IPC stream (DESIGN.md §5), the default format, through the shared FormatEncoder shape:
+ * The Arrow IPC stream (ARCHITECTURE.md §5), the default format, through the shared FormatEncoder shape:
  * the schema message, one record batch per batch, the end-of-stream marker. Record batches never
  * depend on one another, so two workers' batches concatenate into one stream.
  */

@@ -1,5 +1,5 @@
 /**
- * CSV (RFC 4180; DESIGN.md §13): a header line of column names, then one line per row, every line
+ * CSV (RFC 4180; ARCHITECTURE.md §13): a header line of column names, then one line per row, every line
  * ending in CRLF as RFC 4180 asks. A field is quoted only when it holds a comma, a double quote, CR
  * or LF, with inner quotes doubled; a line break inside a text value is kept as stored.
  *

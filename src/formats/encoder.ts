@@ -1,5 +1,5 @@
 /**
- * The shape every output format shares (DESIGN.md §13): a head, one piece per batch of
+ * The shape every output format shares (ARCHITECTURE.md §13): a head, one piece per batch of
  * rows, an end. It mirrors the Arrow StreamEncoder (schema message → record batches → end marker),
  * so a query worker drives every format the same way and sends each piece as soon as it is ready:
  * no format buffers the whole result.

@@ -1,6 +1,6 @@
 /**
  * A row as plain JSON values, for results that travel inside another JSON document (an MCP tool's
- * `structuredContent`, DESIGN.md §12): the same values, the same misfits and the same text as the
+ * `structuredContent`, ARCHITECTURE.md §12): the same values, the same misfits and the same text as the
  * JSON format. `JSON.stringify` of a row gives exactly the JSON format's text of its values.
  *
  * int64 is a number while it is a safe integer, and a `JSON.rawJSON` of its digits beyond 2^53, so

@@ -1,5 +1,5 @@
 /**
- * JSON (an array of row objects) and NDJSON (one row object per line), DESIGN.md §13. Keys are the
+ * JSON (an array of row objects) and NDJSON (one row object per line), ARCHITECTURE.md §13. Keys are the
  * output column names, in column order; NULL is `null`.
  *
  * int64 values are JSON numbers with their exact digits (`9223372036854775807`), never strings and

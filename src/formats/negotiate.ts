@@ -1,5 +1,5 @@
 /**
- * Content negotiation (DESIGN.md §13): `?format=` (for clients that cannot set headers) wins over
+ * Content negotiation (ARCHITECTURE.md §13): `?format=` (for clients that cannot set headers) wins over
  * `Accept`; without either the answer is Arrow. `Accept` follows RFC 9110 §12.5.1: media ranges
  * with q-values, `type/*` and `*\/*`; a format takes the q of the most specific range that matches
  * it; q=0 refuses it. Among formats of equal q, the one named more specifically wins, then the one

@@ -1,5 +1,5 @@
 /**
- * The output formats (DESIGN.md §13), as plain data: what a response says it is, what a download is
+ * The output formats (ARCHITECTURE.md §13), as plain data: what a response says it is, what a download is
  * named, whether two workers' batches can be joined, and how to make an encoder. Only a format's
  * name travels in the worker protocol; the worker looks its factory up here.
  *

@@ -1,5 +1,5 @@
 /**
- * What each MCP tool does (DESIGN.md §12), over the same services as the HTTP routes: `query` is
+ * What each MCP tool does (ARCHITECTURE.md §12), over the same services as the HTTP routes: `query` is
  * the query service (the same dialect, limits, prices, payment flow, ledger and replay rules as
  * `GET /api/query`), `describe_table` the table service (`GET /api/table/{name}`). The payment is
  * bound to the same resource URL as over HTTP: a query's is the HTTP URL of the same SQL, so a

@@ -1,5 +1,5 @@
 /**
- * A query result as MCP's `structuredContent` (DESIGN.md §12): `{columns: [{name, type}], rows:
+ * A query result as MCP's `structuredContent` (ARCHITECTURE.md §12): `{columns: [{name, type}], rows:
  * [[…]], row_count}`, read back from the Arrow IPC stream the query service delivered, so an agent
  * gets exactly the values an HTTP buyer gets. Values are those of the JSON format
  * (formats/json-values.ts, formats/json.ts): int64 a number while it is a safe integer and its exact
@@ -20,7 +20,7 @@ import { concatBytes } from "../formats/encoder.ts";
 
 export interface ResultColumn {
   name: string;
-  /** The Arrow type as the HTTP endpoint streams it (`DataType.toString()`, DESIGN.md §3). */
+  /** The Arrow type as the HTTP endpoint streams it (`DataType.toString()`, ARCHITECTURE.md §3). */
   type: string;
 }
 

@@ -1,5 +1,5 @@
 /**
- * `POST /mcp`: MCP over Streamable HTTP, stateless (DESIGN.md §12), with the official SDK's
+ * `POST /mcp`: MCP over Streamable HTTP, stateless (ARCHITECTURE.md §12), with the official SDK's
  * web-standard transport (Request in, Response out, as Bun and Elysia speak). Stateless means one
  * SDK server and one transport per HTTP request (the SDK refuses to reuse a stateless transport):
  * no session is kept, so any replica answers any call, and answers are plain JSON rather than an

@@ -1,5 +1,5 @@
 /**
- * The MCP tools (DESIGN.md §12) as plain data: names, descriptions an agent can act on, and the
+ * The MCP tools (ARCHITECTURE.md §12) as plain data: names, descriptions an agent can act on, and the
  * JSON Schemas of their arguments and results. The query tool's description carries the dialect
  * (from the same allow-list the validator uses), the row cap and how x402 payment works, since an
  * agent reads nothing else before it calls.

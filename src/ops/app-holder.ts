@@ -1,5 +1,5 @@
 /**
- * The app the listening server answers with, swappable in one step (SIGHUP, DESIGN.md §11): each
+ * The app the listening server answers with, swappable in one step (SIGHUP, ARCHITECTURE.md §11): each
  * request is handed to the app current when it arrived and is answered by it to the end, so it
  * sees the old config or the new one, never a mix. It also knows how many handlers are still
  * running, so shutdown can wait for a paid request still settling after its client has gone.

@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown (DESIGN.md §9 "shutdown drains", §11): stop accepting connections, let the
+ * Graceful shutdown (ARCHITECTURE.md §9 "shutdown drains", §11): stop accepting connections, let the
  * requests in flight finish — a paid request in settlement completes and is recorded, a streamed
  * body is sent to its end — for at most `deadlineMs`, then cut what is left. The caller closes the
  * query workers and the payment store afterwards, once nothing can use them any more.

@@ -1,5 +1,5 @@
 /**
- * The operations endpoints (DESIGN.md §11): `GET /healthz`, `GET /readyz`, and `GET /metrics` when
+ * The operations endpoints (ARCHITECTURE.md §11): `GET /healthz`, `GET /readyz`, and `GET /metrics` when
  * `server.metrics` is true — then with `Authorization: Bearer <server.metrics_token>` when a token
  * is set, compared in constant time. All free; never cached by intermediaries.
  */

@@ -1,5 +1,5 @@
 /**
- * The events operations observe (DESIGN.md §9 "Operations observe typed events", §11): the payment core's
+ * The events operations observe (ARCHITECTURE.md §9 "Operations observe typed events", §11): the payment core's
  * typed events, one event per finished request (request-events.ts), and the server's own
  * lifecycle (reloads, shutdown, readiness). Logging and metrics are subscribers of one bus, so
  * the routes and the payment core only ever emit values and never call a logger or a counter.

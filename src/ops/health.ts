@@ -1,5 +1,5 @@
 /**
- * Health checks (DESIGN.md §11 "Operations"). `GET /healthz` says the process is up and checks
+ * Health checks (ARCHITECTURE.md §11 "Operations"). `GET /healthz` says the process is up and checks
  * nothing else. `GET /readyz` is 200 only when the database file opens and answers, the payment
  * store answers `ping()`, and the facilitator's `/supported` lists the `exact` scheme (x402 V2) on
  * every network the config prices in; else 503 naming what is not ready. Both are free and cheap:

@@ -1,5 +1,5 @@
 /**
- * Log lines built from events (DESIGN.md §11 "Operations"): one line per request and per payment,
+ * Log lines built from events (ARCHITECTURE.md §11 "Operations"): one line per request and per payment,
  * and the server's lifecycle. `server.log: json` writes one JSON object per line on stdout for log
  * collectors; `text` (the default) writes readable lines, warnings and errors on stderr.
  *

@@ -1,5 +1,5 @@
 /**
- * The metrics of DESIGN.md §11 "Operations", built only from events (events.ts): the routes and
+ * The metrics of ARCHITECTURE.md §11 "Operations", built only from events (events.ts): the routes and
  * the payment core never touch a counter. Labels come from bounded sets — route labels
  * (routes.ts), status codes, configured tables, networks and assets, the payment core's refusal
  * reasons — so no client input can create a series.

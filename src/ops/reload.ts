@@ -1,5 +1,5 @@
 /**
- * What a SIGHUP reload may change (DESIGN.md §11 "Operations"). The new config is applied as a
+ * What a SIGHUP reload may change (ARCHITECTURE.md §11 "Operations"). The new config is applied as a
  * whole, in one step, except the settings a running server cannot change — the address it listens
  * on, the database file, the ledger, and the limits its query workers were started with — which
  * keep their running values and are reported as needing a restart. Plain data: one list of each.

@@ -1,5 +1,5 @@
 /**
- * One `request.finished` event per request, emitted exactly once (DESIGN.md §9, §11): when the
+ * One `request.finished` event per request, emitted exactly once (ARCHITECTURE.md §9, §11): when the
  * handler's response has been handed over and, for a streamed body, when that body has been read to
  * its end, failed, or been cancelled by the client — so durations and byte counts are those of the
  * whole response. Handlers add what they know through RequestFacts.

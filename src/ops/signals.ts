@@ -1,5 +1,5 @@
 /**
- * Signals of `arrow402 serve` (DESIGN.md §11 "Operations"): SIGTERM and SIGINT drain and exit 0
+ * Signals of `arrow402 serve` (ARCHITECTURE.md §11 "Operations"): SIGTERM and SIGINT drain and exit 0
  * (a second one exits at once, 1); SIGHUP reloads the config file.
  */
 import type { RunningServer } from "../server.ts";

@@ -1,5 +1,5 @@
 /**
- * What the chain says about one settlement attempt, for `arrow402 payments --reconcile` (DESIGN.md
+ * What the chain says about one settlement attempt, for `arrow402 payments --reconcile` (ARCHITECTURE.md
  * §6 "Crashes"). Unlike the payment core's ChainReader, which only needs "used or not", reconcile
  * must also know *why* it cannot tell (no endpoint configured, or the endpoint failed) to say which
  * setting to change, and *when* the chain is (its latest block's timestamp): an unused EIP-3009

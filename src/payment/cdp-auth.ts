@@ -1,5 +1,5 @@
 /**
- * Authentication to Coinbase's CDP facilitator (DESIGN.md §11: `facilitator.cdp`). Every request
+ * Authentication to Coinbase's CDP facilitator (ARCHITECTURE.md §11: `facilitator.cdp`). Every request
  * carries `Authorization: Bearer <JWT>`, a token signed for that one request and valid for two
  * minutes, exactly as Coinbase's own clients make it: `@coinbase/x402` (`createAuthHeader` →
  * `generateJwt` of `@coinbase/cdp-sdk/auth`, src/auth/utils/jwt.ts) and coinbase/x402

@@ -1,6 +1,6 @@
 /**
  * Reads the token contract to learn whether a settlement whose answer was lost actually happened
- * (DESIGN.md §6 "Crashes"): EIP-3009 `authorizationState(authorizer, nonce)` is true once the
+ * (ARCHITECTURE.md §6 "Crashes"): EIP-3009 `authorizationState(authorizer, nonce)` is true once the
  * authorization has been used (or cancelled), and the `AuthorizationUsed(authorizer, nonce)` event
  * names the transaction that used it. Only `rpc_urls` endpoints are asked; nothing is ever sent.
  */

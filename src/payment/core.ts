@@ -1,5 +1,5 @@
 /**
- * The payment core: the x402 V2 server flow of DESIGN.md §6, free of any transport. It takes a
+ * The payment core: the x402 V2 server flow of ARCHITECTURE.md §6, free of any transport. It takes a
  * decoded payment payload (the HTTP binding reads PAYMENT-SIGNATURE, the MCP binding
  * `_meta["x402/payment"]`) and returns the outcome as a value, as x402's HTTPProcessResult does:
  * `free` (deliver, nothing to pay), `payment-required` (the 402 body, and the failed settlement if
@@ -88,7 +88,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
    */
   async function checkNew(work: PaidWork, payload: ExactPaymentPayload): Promise<{ offer: Offer; offers: Offer[] } | PaymentOutcome> {
     // x402 clients copy the 402's `resource` into the payload: a payment quoted for one resource
-    // (for a query, its SQL) pays for no other, even at the same price (DESIGN.md §6, §12).
+    // (for a query, its SQL) pays for no other, even at the same price (ARCHITECTURE.md §6, §12).
     if (payload.resource !== undefined && payload.resource.url !== work.resource.url) return quote(work, "other-resource", MSG.quotedForOther);
     // A fixed offer needs no count; anything else is priced from the (cached) count.
     let offers = offersWithoutWork(work);

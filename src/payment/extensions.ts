@@ -1,5 +1,5 @@
 /**
- * The x402 V2 extensions every 402 advertises (DESIGN.md §13), over HTTP and MCP alike:
+ * The x402 V2 extensions every 402 advertises (ARCHITECTURE.md §13), over HTTP and MCP alike:
  *
  * - `bazaar` (x402 `specs/extensions/bazaar.md`): how to call the paid resource and what it returns,
  *   as `info` plus the JSON Schema (draft 2020-12) that validates it, so that a facilitator that
@@ -20,7 +20,7 @@ export type Extensions = Record<string, unknown>;
 
 const JSON_SCHEMA_2020_12 = "https://json-schema.org/draft/2020-12/schema";
 
-/** One field of a result's Arrow schema, as `GET /api/table/{name}` writes it (DESIGN.md §3). */
+/** One field of a result's Arrow schema, as `GET /api/table/{name}` writes it (ARCHITECTURE.md §3). */
 export interface ExampleField {
   name: string;
   data_type: string;

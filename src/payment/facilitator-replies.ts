@@ -1,5 +1,5 @@
 /**
- * Reading a facilitator's replies (DESIGN.md §6 steps 5–6). Facilitators differ in small ways,
+ * Reading a facilitator's replies (ARCHITECTURE.md §6 steps 5–6). Facilitators differ in small ways,
  * and the one rule that matters is: a settle reply that says `success: true` is a settlement —
  * the money has moved — so it is normalised and delivered, never turned into a 500.
  *

@@ -1,5 +1,5 @@
 /**
- * The x402 V2 facilitator client (DESIGN.md §6 steps 5–6, §11). Its replies cross a trust boundary:
+ * The x402 V2 facilitator client (ARCHITECTURE.md §6 steps 5–6, §11). Its replies cross a trust boundary:
  * they are read by facilitator-replies.ts, which knows the shapes real facilitators send. A refused
  * payment is a value (`isValid:false` / `success:false`) whether sent with 200 or 4xx; a settle
  * reply saying `success: true` is a settlement whatever else it says. Anything that establishes

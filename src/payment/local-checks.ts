@@ -1,6 +1,6 @@
 /**
  * Checks a payment payload against the offer it claims to accept, before any database or
- * facilitator work (DESIGN.md §6 step 4): a payment that can never settle must cost the server no
+ * facilitator work (ARCHITECTURE.md §6 step 4): a payment that can never settle must cost the server no
  * more than a quote. Everything here is local and cheap: the authorization's recipient, amount and
  * time window, and the EIP-712 signature recovered with viem. The facilitator makes the same
  * checks (and the on-chain ones: balance, nonce) again at /verify.

@@ -1,4 +1,4 @@
-/** The `error` sentences of 402 bodies (DESIGN.md §8): what happened and what the client should do. */
+/** The `error` sentences of 402 bodies (ARCHITECTURE.md §8): what happened and what the client should do. */
 
 const SIGN = "sign one of the offers in `accepts` with an x402 V2 client and send the request again with that payment";
 

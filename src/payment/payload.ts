@@ -1,5 +1,5 @@
 /**
- * The x402 V2 payment payload, whatever carried it (DESIGN.md §6, §8): the HTTP binding decodes it
+ * The x402 V2 payment payload, whatever carried it (ARCHITECTURE.md §6, §8): the HTTP binding decodes it
  * from PAYMENT-SIGNATURE, the MCP binding takes it from `_meta["x402/payment"]`. A value that is not
  * a well-formed `exact` EVM payload is the client's mistake (400), found before any facilitator
  * call: the facilitator only ever sees well-formed payloads. Messages name `source`, the place the

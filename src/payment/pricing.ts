@@ -1,5 +1,5 @@
 /**
- * Offers (`accepts` of a 402) from a table's price tags: pure, deterministic, exact (DESIGN.md §6).
+ * Offers (`accepts` of a 402) from a table's price tags: pure, deterministic, exact (ARCHITECTURE.md §6).
  *
  * Zero rule (extends §6 "if every applicable amount is 0 → 200 without payment"): when the
  * cheapest applicable offer costs 0 the request is served free, so an offer is never quoted at 0.
@@ -68,7 +68,7 @@ export function offersForQuery(tags: PriceTag[], rowCount: number | null, opts: 
     }
   }
   // An empty result still carries the table's schema: on a table whose metadata is sold, it is
-  // sold at the metadata price rather than per row (DESIGN.md §6, "Zero").
+  // sold at the metadata price rather than per row (ARCHITECTURE.md §6, "Zero").
   const metadata = tags.filter((tag): tag is MetadataPriceTag => tag.type === "metadata_price");
   if (rowCount === 0 && metadata.length > 0 && perRow.length > 0) {
     const flat = offers.filter((offer) => offer.rows === null);
@@ -109,7 +109,7 @@ export interface PaymentRequiredBody {
 }
 
 /**
- * The 402 body. For per_row offers the description ends with ` - N rows` (DESIGN.md §6), so the
+ * The 402 body. For per_row offers the description ends with ` - N rows` (ARCHITECTURE.md §6), so the
  * client sees what it is paying for; `error` is a sentence saying what to do next.
  */
 export function paymentRequiredBody(resource: PaidResource, offers: Offer[], error: string, extensions?: Record<string, unknown>): PaymentRequiredBody {

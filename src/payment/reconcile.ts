@@ -1,5 +1,5 @@
 /**
- * `arrow402 payments --reconcile` (DESIGN.md §6 "Crashes"): resolves every unconfirmed settlement
+ * `arrow402 payments --reconcile` (ARCHITECTURE.md §6 "Crashes"): resolves every unconfirmed settlement
  * attempt through the chain, as the payment core does for one attempt when its buyer comes back.
  *
  * Per attempt, under the payment's claim (the one-request-per-payment lock every server shares, so

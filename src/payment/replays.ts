@@ -1,5 +1,5 @@
 /**
- * A payment presented again when the store already has a record of it (DESIGN.md §6 "Replay and
+ * A payment presented again when the store already has a record of it (ARCHITECTURE.md §6 "Replay and
  * races", "Crashes"):
  *
  * - Settled: served again without a new charge only for the very same signed payment, for the same

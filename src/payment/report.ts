@@ -1,5 +1,5 @@
 /**
- * What `arrow402 payments` prints (DESIGN.md §1): the settled payments from the payment store
+ * What `arrow402 payments` prints (ARCHITECTURE.md §1): the settled payments from the payment store
  * (either store: the same report for a SQLite file and for PostgreSQL), each once, the totals per
  * table and token, amounts in exact human units ("0.004 USDC"), and the unconfirmed attempts.
  */

@@ -1,5 +1,5 @@
 /**
- * x402 V2 over HTTP (DESIGN.md §6): header names, the base64 JSON encoding, and the decoding and
+ * x402 V2 over HTTP (ARCHITECTURE.md §6): header names, the base64 JSON encoding, and the decoding and
  * validation of `PAYMENT-SIGNATURE`, a trust boundary. A header that does not decode into a
  * well-formed `exact` EVM payload is the client's mistake (400, §8), found before any facilitator
  * call: the facilitator only ever sees well-formed payloads.

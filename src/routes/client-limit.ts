@@ -1,5 +1,5 @@
 /**
- * `limits.max_concurrent_per_client` (DESIGN.md §11 "Hostile clients"): one client address may run
+ * `limits.max_concurrent_per_client` (ARCHITECTURE.md §11 "Hostile clients"): one client address may run
  * at most this many queries at once; the next gets 429 with Retry-After. A query counts until its
  * response body has been sent (or the client went away), since a streaming response still holds
  * its worker or its spill file. Off (0) by default: behind a proxy every client shares the proxy's

@@ -1,5 +1,5 @@
 /**
- * HTTP compression of query results (DESIGN.md §13): `Accept-Encoding: zstd` or `gzip` compresses
+ * HTTP compression of query results (ARCHITECTURE.md §13): `Accept-Encoding: zstd` or `gzip` compresses
  * the body as it is written (Content-Encoding, not Arrow's own buffer compression, which many
  * readers lack). zstd is preferred when a client accepts both equally; q=0 refuses a coding.
  */

@@ -1,5 +1,5 @@
 /**
- * CORS (DESIGN.md §6): browsers may call the API from the configured origins, send
+ * CORS (ARCHITECTURE.md §6): browsers may call the API from the configured origins, send
  * PAYMENT-SIGNATURE and read PAYMENT-REQUIRED / PAYMENT-RESPONSE.
  */
 const EXPOSED = "PAYMENT-REQUIRED, PAYMENT-RESPONSE";
@@ -34,7 +34,7 @@ export function preflightResponse(origins: string[], requestOrigin: string | nul
     status: 204,
     headers: {
       ...corsHeaders(origins, requestOrigin),
-      // POST: MCP (DESIGN.md §12), whose clients send Mcp-Protocol-Version (and Mcp-Session-Id when they have one).
+      // POST: MCP (ARCHITECTURE.md §12), whose clients send Mcp-Protocol-Version (and Mcp-Session-Id when they have one).
       "access-control-allow-methods": "GET, POST, OPTIONS",
       // @x402/fetch's paid retry also sends an Access-Control-Expose-Headers request header.
       "access-control-allow-headers": "PAYMENT-SIGNATURE, Access-Control-Expose-Headers, Content-Type, Mcp-Protocol-Version, Mcp-Session-Id",

@@ -1,5 +1,5 @@
 /**
- * Static dashboards (spec "GET /", DESIGN.md §7): `/` is the generated landing page, and each
+ * Static dashboards (spec "GET /", ARCHITECTURE.md §7): `/` is the generated landing page, and each
  * enabled dashboard gets its own routes `/<slug>`, `/<slug>/` and `/<slug>/*` serving its folder.
  * Nothing is mounted when no dashboards are configured, so `/` is Elysia's bare 404 then.
  * Both `/` and the dashboard routes answer 503 until `arrow402 dashboards` has written the

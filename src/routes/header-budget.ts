@@ -3,7 +3,7 @@
  * node:http's `maxHeaderSize` (16 KiB by default) with a bare 431, before arrow402 sees it.
  * - `arrow402 serve` raises that limit (process-wide) so that any query up to `max_query_bytes`,
  *   however it is URL-encoded, reaches the server and gets arrow402's own 400 naming the limit
- *   (DESIGN.md §4), whether it runs as `bun src/main.ts serve`, a `bun run` script or the executable.
+ *   (ARCHITECTURE.md §4), whether it runs as `bun src/main.ts serve`, a `bun run` script or the executable.
  * - A paid request carries its URL twice: in the request line, and again base64-encoded inside
  *   PAYMENT-SIGNATURE, whose payload repeats the 402's `resource` (x402 V2). A paid query whose
  *   retry cannot fit is refused with a 400 saying what to shorten, before anything is quoted

@@ -1,5 +1,5 @@
 /**
- * `GET /api/query` (spec "GET /api/query"; DESIGN.md §6, §13): the HTTP binding of the query
+ * `GET /api/query` (spec "GET /api/query"; ARCHITECTURE.md §6, §13): the HTTP binding of the query
  * service. It reads the SQL from the query string, the payment from PAYMENT-SIGNATURE, the format
  * from `Accept` or `?format=` and the compression from `Accept-Encoding`, and turns the service's
  * answer into a response: the result (with PAYMENT-RESPONSE when paid) or the 402 (its body, and

@@ -1,5 +1,5 @@
 /**
- * The 200 response carrying a query result in its negotiated format (DESIGN.md §13): one buffer
+ * The 200 response carrying a query result in its negotiated format (ARCHITECTURE.md §13): one buffer
  * with its Content-Length when the result was complete before the response started, otherwise the
  * stream chunk by chunk; compressed as it is written when the client asked for it.
  */

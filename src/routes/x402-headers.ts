@@ -1,5 +1,5 @@
 /**
- * The HTTP binding of x402 V2 answers (DESIGN.md §6): a 402 carries its body as JSON and the same
+ * The HTTP binding of x402 V2 answers (ARCHITECTURE.md §6): a 402 carries its body as JSON and the same
  * JSON base64-encoded in PAYMENT-REQUIRED; a settlement's receipt travels in PAYMENT-RESPONSE, on
  * the 200 that delivers the data and on the 402 of a failed settlement.
  */

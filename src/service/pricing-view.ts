@@ -1,10 +1,10 @@
 /**
  * JSON views of price tags for the discovery and table endpoints (spec "Resources";
- * DESIGN.md §3 fills the shapes the spec leaves open).
+ * ARCHITECTURE.md §3 fills the shapes the spec leaves open).
  */
 import type { PriceTag } from "../config/types.ts";
 
-/** Querying needs payment when the table has a per_row or fixed tag (DESIGN.md §3). */
+/** Querying needs payment when the table has a per_row or fixed tag (ARCHITECTURE.md §3). */
 export function requiresPayment(tags: PriceTag[]): boolean {
   return tags.some((t) => t.type !== "metadata_price");
 }

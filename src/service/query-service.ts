@@ -1,5 +1,5 @@
 /**
- * The query service (DESIGN.md §9): one query, from SQL text to the answer, for every transport.
+ * The query service (ARCHITECTURE.md §9): one query, from SQL text to the answer, for every transport.
  * `GET /api/query` and the MCP `query` tool are bindings over it, so validation, limits, prices
  * and the payment flow exist once. It takes plain values (the SQL, the resource URL the payment
  * is bound to, the decoded payment) and returns the answer as a value: data (with the settlement
@@ -113,7 +113,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         maxQueryBytes: config.limits.maxQueryBytes,
         formatName: format.name,
         mediaType: format.mediaType,
-        // Where the schema itself is sold, a 402 must not give it away (DESIGN.md §6, §13).
+        // Where the schema itself is sold, a 402 must not give it away (ARCHITECTURE.md §6, §13).
         fields: tags.some((tag) => tag.type === "metadata_price") ? null : exampleFields(query),
       });
       if (request.payment === null) request.beforeQuote?.(resource, tags, extensions);
@@ -144,7 +144,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
   };
 }
 
-/** The result's Arrow fields, as the table endpoint describes them (DESIGN.md §3). */
+/** The result's Arrow fields, as the table endpoint describes them (ARCHITECTURE.md §3). */
 function exampleFields(query: ValidatedQuery) {
   return query.columns.map(({ name, column }) => ({ name, data_type: arrowTypeFor(column.kind).toString(), nullable: column.nullable }));
 }

@@ -1,8 +1,8 @@
 /**
- * The table service: one table's schema and price tags (spec "Table payment offers"; DESIGN.md §3),
+ * The table service: one table's schema and price tags (spec "Table payment offers"; ARCHITECTURE.md §3),
  * for every transport. `GET /api/table/{name}` and the MCP `describe_table` tool are bindings over
  * it. When the table has a metadata price the document is sold through the payment core, exactly
- * like a query (DESIGN.md §6), with `resource.mimeType` `application/json`.
+ * like a query (ARCHITECTURE.md §6), with `resource.mimeType` `application/json`.
  */
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config } from "../config/types.ts";

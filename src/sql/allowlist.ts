@@ -1,5 +1,5 @@
 /**
- * The Simplified SQL allow-list (DESIGN.md §4) as plain data. dialect.ts and expression.ts walk the
+ * The Simplified SQL allow-list (ARCHITECTURE.md §4) as plain data. dialect.ts and expression.ts walk the
  * sql-parser-cst tree and accept a node only if its type is listed for the position it is in;
  * everything else, including node types this file has never heard of, is rejected.
  */
@@ -49,7 +49,7 @@ export const ESCAPABLE_OPERATORS = ["LIKE", "NOT LIKE"] as const;
 /** Operators whose right side is a parenthesised list of literals. */
 export const LIST_OPERATORS = ["IN", "NOT IN"] as const;
 
-/** Scalar functions (DESIGN.md §4) with their SQLite argument counts; `max: null` = no upper bound. */
+/** Scalar functions (ARCHITECTURE.md §4) with their SQLite argument counts; `max: null` = no upper bound. */
 export const FUNCTIONS: Record<string, { min: number; max: number | null }> = {
   abs: { min: 1, max: 1 },
   round: { min: 1, max: 2 },
@@ -91,7 +91,7 @@ export const WINDOW_FUNCTIONS = [
   "lag", "lead", "first_value", "last_value", "nth_value",
 ] as const;
 
-/** Size limits of DESIGN.md §4; precheck.ts and growth.ts say how each was measured. */
+/** Size limits of ARCHITECTURE.md §4; precheck.ts and growth.ts say how each was measured. */
 export const LIMITS = {
   /** Levels of operators, parentheses, function calls and CASTs in one expression. */
   maxExpressionDepth: 64,

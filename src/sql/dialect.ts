@@ -1,5 +1,5 @@
 /**
- * Simplified SQL (DESIGN.md §4): `SELECT columns FROM table [WHERE expr] [ORDER BY order {, order}]
+ * Simplified SQL (ARCHITECTURE.md §4): `SELECT columns FROM table [WHERE expr] [ORDER BY order {, order}]
  * [LIMIT int [OFFSET int]] [;]`, validated clause by clause against allowlist.ts. The SQL that runs
  * is always a slice of the validated text (never user strings spliced into new SQL), so what SQLite
  * executes is exactly what was checked.

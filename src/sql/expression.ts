@@ -1,5 +1,5 @@
 /**
- * Validates a WHERE expression (DESIGN.md §4) by walking its CST against allowlist.ts: a node is
+ * Validates a WHERE expression (ARCHITECTURE.md §4) by walking its CST against allowlist.ts: a node is
  * accepted only if its type, operator, function or CAST type is listed; anything else is refused.
  * The walk also enforces the nesting limit, so it never recurses deeper than that limit.
  */

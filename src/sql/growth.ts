@@ -1,5 +1,5 @@
 /**
- * A static upper bound on the strings a WHERE expression can build (DESIGN.md §4, §8): SQLite
+ * A static upper bound on the strings a WHERE expression can build (ARCHITECTURE.md §4, §8): SQLite
  * evaluates it once per row, and nested replace() over literals builds strings of gigabytes from a
  * 3 KB query (`replace(replace('x','x','<1000 x>'),'x','<1000 x>')` is already a megabyte). Every
  * value's length is bounded by `bytes + perValue × L`, where L is the longest value stored in the

@@ -1,5 +1,5 @@
 /**
- * Makes a query stoppable (DESIGN.md §4, §11). bun:sqlite cannot interrupt a statement, and a query
+ * Makes a query stoppable (ARCHITECTURE.md §4, §11). bun:sqlite cannot interrupt a statement, and a query
  * worker that is terminated only stops when SQLite hands control back to JavaScript: after a row
  * of the result. A WHERE that rejects row after row (or takes long per row) keeps SQLite busy in
  * one call, so a terminated worker would go on burning a core until the scan ends.

@@ -2,7 +2,7 @@
  * A linear scan of query text into tokens, as SQLite's tokenizer splits it: strings, quoted
  * identifiers and comments are single tokens, so a parenthesis or keyword inside them is not
  * structure. It exists so that precheck.ts can bound the parser's work before the parser runs
- * (DESIGN.md §4 "Validation is bounded"); it does not validate anything the parser checks.
+ * (ARCHITECTURE.md §4 "Validation is bounded"); it does not validate anything the parser checks.
  */
 import { refuse } from "./refusals.ts";
 

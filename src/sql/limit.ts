@@ -1,5 +1,5 @@
 /**
- * LIMIT and OFFSET in Simplified SQL (DESIGN.md §4): non-negative decimal integer literals only,
+ * LIMIT and OFFSET in Simplified SQL (ARCHITECTURE.md §4): non-negative decimal integer literals only,
  * small enough to be exact in JavaScript. `LIMIT offset, count` is refused (not normalised): which
  * number is which is a classic mistake, and `LIMIT count OFFSET offset` says it plainly.
  */

@@ -1,5 +1,5 @@
 /**
- * Names in Simplified SQL (DESIGN.md §4): which identifier quoting is accepted, how names compare,
+ * Names in Simplified SQL (ARCHITECTURE.md §4): which identifier quoting is accepted, how names compare,
  * and how a column reference resolves against the queried table.
  */
 import type { Identifier, MemberExpr } from "sql-parser-cst";

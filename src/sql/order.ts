@@ -1,5 +1,5 @@
 /**
- * ORDER BY in Simplified SQL (DESIGN.md §4): `(column | alias) [ASC|DESC] [NULLS FIRST|NULLS LAST]`,
+ * ORDER BY in Simplified SQL (ARCHITECTURE.md §4): `(column | alias) [ASC|DESC] [NULLS FIRST|NULLS LAST]`,
  * comma-separated. Positions (`ORDER BY 1`), expressions and COLLATE are refused.
  */
 import type { Node, OrderByClause } from "sql-parser-cst";

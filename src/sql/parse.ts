@@ -1,5 +1,5 @@
 /**
- * From query text to the one SELECT statement to validate (DESIGN.md §4): the linear checks of
+ * From query text to the one SELECT statement to validate (ARCHITECTURE.md §4): the linear checks of
  * precheck.ts first (size, quotes, parentheses, the parser's estimated work), then sql-parser-cst,
  * then "exactly one statement". Parse failures become one-line 400s. The text SQLite later runs is
  * a slice of this same input, so anything where the parser and SQLite could read the text

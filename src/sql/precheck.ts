@@ -1,6 +1,6 @@
 /**
  * Checks on the raw query text that run before the parser, each linear in the text, so that no
- * text can make validation slow (DESIGN.md §4 "Validation is bounded"). sql-parser-cst
+ * text can make validation slow (ARCHITECTURE.md §4 "Validation is bounded"). sql-parser-cst
  * backtracks without memoising: a construct it can read two ways is read twice, and such
  * constructs nested in each other are read 2^n times. Measured on sql-parser-cst 0.42, the
  * constructs that do this are:

@@ -1,5 +1,5 @@
 /**
- * How Simplified SQL explains a refusal (DESIGN.md §4, §8): a 400 with one line that names the
+ * How Simplified SQL explains a refusal (ARCHITECTURE.md §4, §8): a 400 with one line that names the
  * construct and says what to change. What is *allowed* lives in allowlist.ts; this file only words
  * the answers, so a construct missing here is still refused, just with a plainer message.
  */

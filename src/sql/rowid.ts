@@ -2,7 +2,7 @@
  * SQL derived from a validated query through its table's rowid, always by adding fixed text to the
  * validated statement (nothing user-supplied):
  * - `rowidSql`: the rowid appended as the last output column, used only after a value failed to
- *   fit its Arrow type, to name the offending row (DESIGN.md §5);
+ *   fit its Arrow type, to name the offending row (ARCHITECTURE.md §5);
  * - `rowidSpanSql`: max(rowid) − min(rowid) + 1, which bounds the rows of any query on the table;
  * - `rowidBoundsSql`, `rowidRangeSql`: a whole-table scan split by rowid ranges (db/striped.ts).
  */

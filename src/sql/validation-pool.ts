@@ -1,5 +1,5 @@
 /**
- * A few validation workers (validation-worker.ts) with a deadline and bounded waiting (DESIGN.md
+ * A few validation workers (validation-worker.ts) with a deadline and bounded waiting (ARCHITECTURE.md
  * §4 "Validation is bounded"). sql-parser-cst cannot be interrupted, so a validation still running
  * at its deadline is refused (400) and its worker terminated and replaced; a text that cannot get
  * a worker within the wait limit, or finds the waiting line full, is turned away (503).

@@ -1,5 +1,5 @@
 /**
- * A validation worker: parses and validates query text off the HTTP thread (DESIGN.md §4
+ * A validation worker: parses and validates query text off the HTTP thread (ARCHITECTURE.md §4
  * "Validation is bounded"). sql-parser-cst cannot be interrupted, so a validation that overruns its
  * deadline is stopped by the HTTP thread terminating this worker (validator.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * Query validation as the HTTP thread sees it (DESIGN.md §4 "Validation is bounded"): a text
+ * Query validation as the HTTP thread sees it (ARCHITECTURE.md §4 "Validation is bounded"): a text
  * validated before is answered from the cache at once, without a worker (small repeated queries
  * are the hot path); any other text gets the linear checks of precheck.ts here, then is parsed and
  * validated by a validation worker under a deadline (validation-pool.ts), and the worker's plain

@@ -1,5 +1,5 @@
 /**
- * The encoder against apache-arrow's reader: every row of the DESIGN.md §5 table, stored in a real
+ * The encoder against apache-arrow's reader: every row of the ARCHITECTURE.md §5 table, stored in a real
  * SQLite file, read back as the worker reads it (safeIntegers) and decoded with `tableFromIPC`.
  */
 import { describe, expect, test } from "bun:test";
@@ -23,7 +23,7 @@ const utc = (y: number, m: number, d: number, h = 0, min = 0, s = 0, ms = 0) => 
 describe("schema", () => {
   const declared = ["INTEGER", "BIGINT", "TEXT", "VARCHAR(20)", "CLOB", "BLOB", "REAL", "DOUBLE", "FLOAT", "BOOLEAN", "DATE", "DATETIME", "TIMESTAMP", "NUMERIC", "DECIMAL(10,2)", ""];
 
-  test("each declared type gives the Arrow type of DESIGN.md §5, with nullability and metadata", () => {
+  test("each declared type gives the Arrow type of ARCHITECTURE.md §5, with nullability and metadata", () => {
     const columns: EncoderColumn[] = declared.map((d, i) => ({
       name: `c${i}`,
       kind: arrowKindFor(d),

@@ -1,5 +1,5 @@
 /**
- * Values that do not fit their column's Arrow type are never changed silently (DESIGN.md §5):
+ * Values that do not fit their column's Arrow type are never changed silently (ARCHITECTURE.md §5):
  * the encoder throws ValueDoesNotFit naming the 0-based column and row, and `fitProblem` gives the
  * same detail (what `arrow402 validate` reports).
  */

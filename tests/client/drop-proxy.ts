@@ -2,7 +2,7 @@
  * A TCP proxy in front of a real server that loses the answer to the first paid request: it
  * forwards the request (so the server verifies, settles and records the payment), passes on the
  * answer's head and part of its body, then cuts the connection — the "lost response after
- * settlement" of DESIGN.md §6. (Cutting before any byte is not enough: HTTP clients resend an
+ * settlement" of ARCHITECTURE.md §6. (Cutting before any byte is not enough: HTTP clients resend an
  * idempotent GET by themselves when a reused connection closes unanswered.) Every other exchange
  * is forwarded unchanged.
  */

@@ -1,6 +1,6 @@
 /**
  * Output formats on a real Arrow stream: the server over the types fixture (one column per Arrow
- * type of DESIGN.md §5, int64 at both ends of its range, blobs, nulls, dates and timestamps).
+ * type of ARCHITECTURE.md §5, int64 at both ends of its range, blobs, nulls, dates and timestamps).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";

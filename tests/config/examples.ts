@@ -1,5 +1,5 @@
 /**
- * Config texts shared by the config tests: the full example of DESIGN.md §2 with real addresses.
+ * Config texts shared by the config tests: the full example of ARCHITECTURE.md §2 with real addresses.
  * One change: the fixed tag's description is quoted, because in a YAML flow mapping the comma of
  * `description: Any query, flat` ends the value and makes `flat` a key of its own.
  */

@@ -1,5 +1,5 @@
 /**
- * The `facilitator:` section (DESIGN.md §2, §11): URLs that carry credentials or a token in the
+ * The `facilitator:` section (ARCHITECTURE.md §2, §11): URLs that carry credentials or a token in the
  * query string, and `cdp` (a Coinbase CDP API key). Every problem names its path; no message ever
  * quotes a secret.
  */

@@ -1,5 +1,5 @@
 /**
- * The operations keys of `server:` (DESIGN.md §11): `metrics`, `metrics_token` (with `${VAR}`),
+ * The operations keys of `server:` (ARCHITECTURE.md §11): `metrics`, `metrics_token` (with `${VAR}`),
  * `log` and `shutdown_ms` — defaults, accepted values, and every problem reported with its path.
  */
 import { describe, expect, test } from "bun:test";

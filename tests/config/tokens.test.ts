@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { getAddress } from "viem";
 import { BUILTIN_TOKENS } from "../../src/config/tokens.ts";
 
-// The table of DESIGN.md §2, written out independently of the implementation.
+// The table of ARCHITECTURE.md §2, written out independently of the implementation.
 const EXPECTED: [string, number, string, string, string][] = [
   ["usdc/base", 8453, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "USD Coin", "Base"],
   ["usdc/base_sepolia", 84532, "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "USDC", "Base Sepolia"],

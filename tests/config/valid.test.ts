@@ -7,7 +7,7 @@ import { DEVNET_TOKEN, FULL_EXAMPLE_YAML, PAY_TO, minimal, perRow } from "./exam
 const BASE = "/srv/arrow402";
 
 describe("a minimal config gets every default", () => {
-  test("defaults of DESIGN.md §2", () => {
+  test("defaults of ARCHITECTURE.md §2", () => {
     const config = resolveConfig(minimal(), { baseDir: BASE, env: {} });
     expect(config).toEqual({
       server: {
@@ -43,7 +43,7 @@ describe("a minimal config gets every default", () => {
   });
 });
 
-describe("the full example of DESIGN.md §2", () => {
+describe("the full example of ARCHITECTURE.md §2", () => {
   const config = resolveConfig(Bun.YAML.parse(FULL_EXAMPLE_YAML), { baseDir: BASE, env: { FACILITATOR_TOKEN: "s3cret" } });
 
   test("server, facilitator and limits", () => {

@@ -1,5 +1,5 @@
 /**
- * The max_rows refusal stays exact however the row count is learnt (DESIGN.md §2 `limits`):
+ * The max_rows refusal stays exact however the row count is learnt (ARCHITECTURE.md §2 `limits`):
  * counted first for a streamed result unless the table's rowid span already bounds it, found by
  * the scan for a buffered (paid) result, and in every refusal the exact count is named.
  */

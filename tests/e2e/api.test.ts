@@ -1,6 +1,6 @@
 /**
  * The foundation through a real listening server: discovery, table metadata, free queries as
- * Arrow, paid tables that never leak data, CORS (spec "Endpoints"; DESIGN.md §3, §6, §8).
+ * Arrow, paid tables that never leak data, CORS (spec "Endpoints"; ARCHITECTURE.md §3, §6, §8).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";

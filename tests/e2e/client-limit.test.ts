@@ -1,5 +1,5 @@
 /**
- * `limits.max_concurrent_per_client` and `server.trust_proxy` (DESIGN.md §11 "Hostile clients")
+ * `limits.max_concurrent_per_client` and `server.trust_proxy` (ARCHITECTURE.md §11 "Hostile clients")
  * through a real listening server: a client's queries beyond the limit get 429 with Retry-After
  * while other clients are served; a streamed response counts until its body has been sent; behind
  * a proxy the client is the last address the proxy appended.

@@ -1,5 +1,5 @@
 /**
- * The single executable (DESIGN.md §1): `bun run build` produces dist/arrow402, which runs every
+ * The single executable (ARCHITECTURE.md §1): `bun run build` produces dist/arrow402, which runs every
  * command from an empty temporary directory with no node_modules beside it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * Output formats and compression through the real server (DESIGN.md §13): the same rows in Arrow,
+ * Output formats and compression through the real server (ARCHITECTURE.md §13): the same rows in Arrow,
  * CSV, JSON, NDJSON and Parquet, chosen by `Accept` or `?format=`; int64 exact in the text
  * formats; Parquet read back by an independent reader; 406 for what cannot be served; zstd and
  * gzip as Content-Encoding, streamed; the paid resource is the same whatever the format.

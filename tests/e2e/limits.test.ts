@@ -1,5 +1,5 @@
 /**
- * Limits through a real server (DESIGN.md §2 `limits`, §8): queries run off the HTTP thread,
+ * Limits through a real server (ARCHITECTURE.md §2 `limits`, §8): queries run off the HTTP thread,
  * a query over the time limit is stopped (400) and its worker replaced, results over max_rows
  * are refused rather than truncated, and over-long query text is refused.
  */

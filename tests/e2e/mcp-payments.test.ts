@@ -1,5 +1,5 @@
 /**
- * Agents over MCP (DESIGN.md §12) against a real listening server and the devnet (anvil, the
+ * Agents over MCP (ARCHITECTURE.md §12) against a real listening server and the devnet (anvil, the
  * EIP-3009 test token, a real x402 facilitator): the official MCP SDK client over Streamable HTTP,
  * payments signed by x402's own client and carried as the x402 V2 MCP transport defines
  * (`_meta["x402/payment"]` in, `_meta["x402/payment-response"]` out). Every paid case checks the

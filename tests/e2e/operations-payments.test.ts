@@ -1,5 +1,5 @@
 /**
- * Payments and readiness seen by operations, on the devnet (DESIGN.md §11 "Operations"): metrics
+ * Payments and readiness seen by operations, on the devnet (ARCHITECTURE.md §11 "Operations"): metrics
  * and log lines built from the payment core's events — a settlement, a replay (no new revenue), a
  * refused payment, a failing facilitator, and a settled payment the ledger cannot record (a loud
  * error line and an alert metric) — and /readyz asking the real facilitator's /supported, once

@@ -1,5 +1,5 @@
 /**
- * Query texts that once froze the whole server (DESIGN.md §4 "Validation is bounded"): through a
+ * Query texts that once froze the whole server (ARCHITECTURE.md §4 "Validation is bounded"): through a
  * real server, each is answered 400 quickly with a message naming what to change, while
  * `GET /api/` keeps answering. The parser backtracks, and its slowest shapes (nested '((', LIKE
  * in LIKE patterns, IN lists, subqueries) took seconds to forever on 300-byte texts.

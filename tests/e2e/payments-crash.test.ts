@@ -1,5 +1,5 @@
 /**
- * Crash recovery with a real `arrow402 serve` process (DESIGN.md §6 "Crashes"): the server is
+ * Crash recovery with a real `arrow402 serve` process (ARCHITECTURE.md §6 "Crashes"): the server is
  * SIGKILLed while the facilitator holds its `/settle`, once after the transfer reached the chain and
  * once before, then started again with the same config (`rpc_urls` naming the devnet's anvil). The
  * buyer presents the very same PAYMENT-SIGNATURE again; `arrow402 payments --reconcile` resolves an

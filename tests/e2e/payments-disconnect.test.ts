@@ -1,5 +1,5 @@
 /**
- * A paying client that goes away before its response is ready is not charged (DESIGN.md §6
+ * A paying client that goes away before its response is ready is not charged (ARCHITECTURE.md §6
  * step 7: a failure before settlement is never charged): the server leaves the payment unsettled,
  * and the same payment sent again is then processed and settled exactly once.
  */

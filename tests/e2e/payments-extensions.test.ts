@@ -1,5 +1,5 @@
 /**
- * x402 extensions over HTTP through the real listening server (DESIGN.md §13): every 402 advertises
+ * x402 extensions over HTTP through the real listening server (ARCHITECTURE.md §13): every 402 advertises
  * `bazaar` and `payment-identifier`; a payload that carries a payment id is idempotent by it (the
  * same id and payload served again without a charge, the same id with another payload 409).
  */

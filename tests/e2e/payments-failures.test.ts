@@ -1,5 +1,5 @@
 /**
- * Payments that must not go through, through the real listening server (DESIGN.md §6, §8): a
+ * Payments that must not go through, through the real listening server (ARCHITECTURE.md §6, §8): a
  * malformed header is 400 before any facilitator call; a tampered, misdirected, expired or
  * unfunded payment is 402; a failing facilitator is 500; a failed settlement is 402 with
  * PAYMENT-RESPONSE; a query failing after verification is 400. In every case nothing is charged

@@ -1,5 +1,5 @@
 /**
- * The paid flow through the real listening server (spec "Authentication"; DESIGN.md §6): a 402
+ * The paid flow through the real listening server (spec "Authentication"; ARCHITECTURE.md §6): a 402
  * quote, a payment signed by @x402/fetch, settlement on the devnet chain, the Arrow data, the
  * PAYMENT-RESPONSE receipt, the ledger row and `arrow402 payments`. Balances are read on chain.
  */

@@ -1,5 +1,5 @@
 /**
- * What overlaps the facilitator's /verify (DESIGN.md §6), through the real listening server: the
+ * What overlaps the facilitator's /verify (ARCHITECTURE.md §6), through the real listening server: the
  * settlement attempt is committed to the ledger (and a provably cheap fixed-price query runs) while
  * /verify is in flight. Whatever /verify answers, the ledger ends up exact — a refused payment
  * leaves no attempt behind, a settled one is recorded with the rows delivered — no data leaves

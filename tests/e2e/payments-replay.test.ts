@@ -1,5 +1,5 @@
 /**
- * Replays and races through the real listening server (DESIGN.md §6 "Replay and races"): a settled
+ * Replays and races through the real listening server (ARCHITECTURE.md §6 "Replay and races"): a settled
  * payment presented again for the same resource is served again without a new charge; for another
  * resource it is 402; concurrent copies of one payment settle exactly once.
  */

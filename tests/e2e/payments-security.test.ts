@@ -1,5 +1,5 @@
 /**
- * No data below its price, through the real server and the devnet (DESIGN.md §6 "Replay and
+ * No data below its price, through the real server and the devnet (ARCHITECTURE.md §6 "Replay and
  * races"): a settled payment buys one answer — served again only for the rows it paid for — and
  * "free because empty" is decided and delivered from the same read, even while a writer appends
  * rows to the paid table.

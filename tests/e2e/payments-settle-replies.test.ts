@@ -1,5 +1,5 @@
 /**
- * Every facilitator's success is a settlement (DESIGN.md §6 step 6), through the real listening
+ * Every facilitator's success is a settlement (ARCHITECTURE.md §6 step 6), through the real listening
  * server and the devnet: the real x402 facilitator settles on the chain, then the proxy rewrites
  * its reply into the shape another facilitator sends (the x402 Python SDK's hash without `0x`,
  * empty or missing network and payer, nulls, an id that is not a hash…). Whatever the shape, the

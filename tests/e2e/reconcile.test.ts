@@ -1,5 +1,5 @@
 /**
- * `arrow402 payments --reconcile` (DESIGN.md §6 "Crashes") on real attempts left by a real server
+ * `arrow402 payments --reconcile` (ARCHITECTURE.md §6 "Crashes") on real attempts left by a real server
  * on the devnet, in a SQLite ledger and in a PostgreSQL one: the facilitator settles and its answer
  * is lost (a 502 after the transfer), or it fails before doing anything (503); then the command
  * resolves each attempt through the chain, or says why it leaves it.

@@ -1,5 +1,5 @@
 /**
- * Two replicas sharing their payment state through PostgreSQL (DESIGN.md §11 "Replicas"): two real
+ * Two replicas sharing their payment state through PostgreSQL (ARCHITECTURE.md §11 "Replicas"): two real
  * `arrow402 serve` processes, each over its own copy of the data file, `ledger.url` naming one real
  * PostgreSQL, one public `base_url` (as behind a load balancer), the devnet's facilitator and the
  * real x402 client. One payment is settled once whichever replica sees it; a replica killed in the

@@ -1,5 +1,5 @@
 /**
- * Secrets stay private (DESIGN.md §2 `${VAR}`, §11 `facilitator.cdp`): a facilitator URL holding
+ * Secrets stay private (ARCHITECTURE.md §2 `${VAR}`, §11 `facilitator.cdp`): a facilitator URL holding
  * `user:password@` and a token in its query string, a static Authorization header and a CDP key
  * secret never appear in the discovery document, in an error answered to a buyer, on the server's
  * console, nor in what `arrow402 serve` and `arrow402 validate` print — through the real server and

@@ -1,5 +1,5 @@
 /**
- * SIGHUP reloads the config of a running `arrow402 serve` (DESIGN.md §11 "Operations"): a new
+ * SIGHUP reloads the config of a running `arrow402 serve` (ARCHITECTURE.md §11 "Operations"): a new
  * price answers in the next 402; a broken file is refused, every problem named in the log, and the
  * old price keeps answering; a change that needs a restart is reported and not applied; the log
  * format itself follows the file. SIGTERM then exits 0.

@@ -1,7 +1,7 @@
 /**
  * `bun src/main.ts serve` started plainly (no --max-http-header-size, no `bun run` script):
  * a query over max_query_bytes reaches arrow402 and gets its 400 naming the limit, not Bun's bare
- * 431 for a request head over 16 KiB (DESIGN.md §4); the limit on request heads is documented and
+ * 431 for a request head over 16 KiB (ARCHITECTURE.md §4); the limit on request heads is documented and
  * still applies beyond it; SIGTERM still stops the server with exit code 0.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";

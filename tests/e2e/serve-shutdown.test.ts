@@ -1,5 +1,5 @@
 /**
- * SIGTERM drains a real `arrow402 serve` (DESIGN.md §9 "shutdown drains", §11): sent while a paid
+ * SIGTERM drains a real `arrow402 serve` (ARCHITECTURE.md §9 "shutdown drains", §11): sent while a paid
  * request is in settlement (its /settle held by the devnet facilitator proxy), the process stops
  * accepting connections at once, the paid request completes — the client gets 200 with its receipt,
  * the ledger row is settled — and the process exits 0. With a drain time shorter than the

@@ -1,5 +1,5 @@
 /**
- * Clients that stop reading (DESIGN.md §11 "Hostile clients"), against a real `arrow402 serve`
+ * Clients that stop reading (ARCHITECTURE.md §11 "Hostile clients"), against a real `arrow402 serve`
  * process: eight connections ask for a large export and then read nothing. Their workers finish
  * into spill files instead of waiting for them, bulk exports never take the last worker, so a
  * small filtered query and GET /api/ are still answered promptly; the server's memory stays

@@ -1,5 +1,5 @@
 /**
- * The split-scan contract of the registry (DESIGN.md §9 "Formats"): for a concatenable format,
+ * The split-scan contract of the registry (ARCHITECTURE.md §9 "Formats"): for a concatenable format,
  * batches encoded by two independent encoders (two workers reading rowid ranges) and put in order
  * between one encoder's head and end are byte for byte what one encoder makes of all the rows.
  * Formats that are not concatenable are shown to need their single encoder.

@@ -1,5 +1,5 @@
 /**
- * Every format refuses exactly the values the Arrow encoder refuses (DESIGN.md §5), with the same
+ * Every format refuses exactly the values the Arrow encoder refuses (ARCHITECTURE.md §5), with the same
  * ValueDoesNotFit: same column, same row of the result, same detail.
  */
 import { describe, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * Content negotiation (DESIGN.md §13, RFC 9110 §12.5.1): `Accept` and `?format=` → a format or a
+ * Content negotiation (ARCHITECTURE.md §13, RFC 9110 §12.5.1): `Accept` and `?format=` → a format or a
  * 406 naming the formats the server can make.
  */
 import { describe, expect, test } from "bun:test";

@@ -1,6 +1,6 @@
 /**
  * Parquet as an independent reader sees it (parquet-wasm, i.e. arrow-rs; the writer is
- * hyparquet-writer): the types of DESIGN.md §5, nullability from NOT NULL, exact int64, and row
+ * hyparquet-writer): the types of ARCHITECTURE.md §5, nullability from NOT NULL, exact int64, and row
  * groups written as the rows arrive, so an export never holds the whole result.
  */
 import { expect, test } from "bun:test";

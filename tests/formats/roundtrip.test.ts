@@ -1,5 +1,5 @@
 /**
- * Every format carries the same rows (DESIGN.md §13): edge values of every kind stored in a real
+ * Every format carries the same rows (ARCHITECTURE.md §13): edge values of every kind stored in a real
  * SQLite file (int64 min/max, 2^53 ± 1, ±Infinity, NULL in every column, unicode, quotes, commas
  * and line breaks, empty text and blobs, timestamps from offsets and Unix seconds) are encoded,
  * read back by an independent reader, and compared cell by cell with values computed here from the

@@ -1,5 +1,5 @@
 /**
- * /healthz and /readyz through real servers (DESIGN.md §11 "Operations"): ready when the database
+ * /healthz and /readyz through real servers (ARCHITECTURE.md §11 "Operations"): ready when the database
  * file opens and answers and the ledger answers; 503 naming what is not — a database file that is
  * no longer a database, a PostgreSQL ledger that has stopped — and ready again once it is back; not
  * ready while shutting down. Readiness changes are events (and so log lines).

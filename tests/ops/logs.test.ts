@@ -1,5 +1,5 @@
 /**
- * Log lines (DESIGN.md §11 "Operations"): one per request and per payment, JSON for machines or
+ * Log lines (ARCHITECTURE.md §11 "Operations"): one per request and per payment, JSON for machines or
  * text for humans, built from events. Through a real server: every request gives exactly one line
  * with its route, status, duration, client, table, rows and bytes; a failing facilitator gives a
  * warning; and no line ever holds a secret of the config or the buyer's signature.

@@ -1,5 +1,5 @@
 /**
- * GET /metrics through a real listening server (DESIGN.md §11 "Operations"): the exposition is
+ * GET /metrics through a real listening server (ARCHITECTURE.md §11 "Operations"): the exposition is
  * read by a strict parser, and every series moves exactly as the requests made — by route label
  * and status, latency, rows and bytes (counted as the client received them, buffered or streamed),
  * and never a new label for a path a client invents. The bearer token is required when set.

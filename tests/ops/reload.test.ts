@@ -1,5 +1,5 @@
 /**
- * SIGHUP reloads (DESIGN.md §11 "Operations"), in process: what a reload applies and what needs a
+ * SIGHUP reloads (ARCHITECTURE.md §11 "Operations"), in process: what a reload applies and what needs a
  * restart (a table of config changes), and through a real server that the swap is atomic — under
  * concurrent requests each 402 comes whole from the old config or the new one — that a config the
  * database does not match is refused with the old one still serving, and that the metrics carry on.

@@ -1,4 +1,4 @@
-/** The payment core's flow for a new payment (DESIGN.md §6 steps 3–7), against the devnet. */
+/** The payment core's flow for a new payment (ARCHITECTURE.md §6 steps 3–7), against the devnet. */
 import { describe, expect, test } from "bun:test";
 import { BadRequestError, FacilitatorError } from "../../src/errors.ts";
 import { PAYMENT_MESSAGES } from "../../src/payment/messages.ts";

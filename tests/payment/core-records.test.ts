@@ -1,5 +1,5 @@
 /**
- * A payment presented when the store already knows it (DESIGN.md §6 "Replay and races",
+ * A payment presented when the store already knows it (ARCHITECTURE.md §6 "Replay and races",
  * "Crashes"), and the one-request-per-payment claim, against the devnet.
  */
 import { describe, expect, test } from "bun:test";

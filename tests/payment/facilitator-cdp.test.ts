@@ -1,5 +1,5 @@
 /**
- * CDP authentication (DESIGN.md §11 `facilitator.cdp`) against a real HTTP server on 127.0.0.1
+ * CDP authentication (ARCHITECTURE.md §11 `facilitator.cdp`) against a real HTTP server on 127.0.0.1
  * that checks every request's JWT the way Coinbase's API does: the signature against the key's
  * public half (ES256 for ECDSA keys, EdDSA for Ed25519), `kid`/`sub` naming the key, `iss: cdp`,
  * `uris` naming this request's method, host and path, `nbf`/`exp` (at most two minutes), and a

@@ -1,4 +1,4 @@
-/** Price tags as the discovery and table endpoints show them (spec "Resources"; DESIGN.md §3). */
+/** Price tags as the discovery and table endpoints show them (spec "Resources"; ARCHITECTURE.md §3). */
 import { expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/load.ts";
 import { priceTagView, requiresPayment, summaryPricing } from "../../src/service/pricing-view.ts";

@@ -1,5 +1,5 @@
 /**
- * Accepted Simplified SQL (DESIGN.md §4): each query validates, the SQL it yields returns exactly
+ * Accepted Simplified SQL (ARCHITECTURE.md §4): each query validates, the SQL it yields returns exactly
  * what SQLite returns for the original text, the output columns are the right catalog columns, and
  * countSql counts the same rows.
  */

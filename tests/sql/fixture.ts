@@ -1,6 +1,6 @@
 /**
  * A real SQLite database in a temp dir for the Simplified SQL tests: tables covering the declared
- * types of DESIGN.md §5 (and no type), NULLs, a WITHOUT ROWID table, a view, a table whose columns
+ * types of ARCHITECTURE.md §5 (and no type), NULLs, a WITHOUT ROWID table, a view, a table whose columns
  * hide two of SQLite's rowid names, and a table that exists but is not configured.
  */
 import { Database } from "bun:sqlite";

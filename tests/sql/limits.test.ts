@@ -1,5 +1,5 @@
 /**
- * The size limits of DESIGN.md §4 (query bytes, nesting depth, IN list length), the values
+ * The size limits of ARCHITECTURE.md §4 (query bytes, nesting depth, IN list length), the values
  * validateQuery reports (limit, offset, sql), and rowidSql.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * Refused Simplified SQL (DESIGN.md §4, §8): each query throws BadRequestError (400) with a one-line
+ * Refused Simplified SQL (ARCHITECTURE.md §4, §8): each query throws BadRequestError (400) with a one-line
  * message that names the construct.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -13,7 +13,7 @@ export function tempDir(prefix = "arrow402-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** A database with one column per row of DESIGN.md §5, plus a free and a paid table. */
+/** A database with one column per row of ARCHITECTURE.md §5, plus a free and a paid table. */
 export function createTypesDatabase(path: string): void {
   const db = new Database(path, { create: true, strict: true, safeIntegers: true });
   db.run(`CREATE TABLE kinds (

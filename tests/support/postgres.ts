@@ -1,5 +1,5 @@
 /**
- * A real PostgreSQL server for tests (DESIGN.md §11 "Replicas": tests use a real PostgreSQL, never a
+ * A real PostgreSQL server for tests (ARCHITECTURE.md §11 "Replicas": tests use a real PostgreSQL, never a
  * mock): `initdb` into a temporary folder, `postgres` on a free 127.0.0.1 port with its socket in
  * that folder, trust authentication on loopback. Started as the `postgres` OS user when the tests
  * run as root (the server refuses to run as root). Tuned for tests, not for safety: fsync off.

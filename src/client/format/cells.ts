@@ -1,5 +1,5 @@
 /**
- * One value of an Arrow column as text and as JSON, exactly (DESIGN.md §5 types): Int64 is a
+ * One value of an Arrow column as text and as JSON, exactly (ARCHITECTURE.md §5 types): Int64 is a
  * bigint and printed with all its digits, timestamps are ISO-8601 UTC, dates ISO `YYYY-MM-DD`,
  * binary is lowercase hex, and null is null — empty in text, `null` in JSON.
  */

@@ -4,7 +4,7 @@
  * byte). Without --format: a file's extension decides, else a table on a terminal and Arrow when
  * the output is piped or redirected.
  *
- * Which side makes the output (DESIGN.md §13): `arrow` and `parquet` are the server's bytes, asked
+ * Which side makes the output (ARCHITECTURE.md §13): `arrow` and `parquet` are the server's bytes, asked
  * for with `Accept`. `table`, `csv`, `json` and `ndjson` are rendered here from the Arrow stream,
  * as they always were (hex blobs, LF line ends, the terminal table), rather than taken from the
  * server's text formats (base64 blobs, CRLF in CSV), so their output does not change with the

@@ -1,5 +1,5 @@
 /**
- * Draws the planned charts with Observable Plot (DESIGN.md §7). Marks use the page's accent
+ * Draws the planned charts with Observable Plot (ARCHITECTURE.md §7). Marks use the page's accent
  * colour through CSS, so light and dark schemes both read well; every SVG carries an
  * aria-label and aria-description for screen readers. Counts and sums are scaled from the
  * sample to the whole table (see chart-scale.ts); the caption says so.

@@ -1,7 +1,7 @@
 /**
  * Entry point of the dashboard bundle (`dashboard.js`): reads the plan written by the generator,
  * decodes the snapshot and draws the charts and the preview. Bundled with apache-arrow and
- * Observable Plot into one file, so viewing needs nothing but this server (DESIGN.md §7).
+ * Observable Plot into one file, so viewing needs nothing but this server (ARCHITECTURE.md §7).
  */
 import type { DashboardPlan } from "../chart-plan.ts";
 import { drawChart } from "./charts.ts";

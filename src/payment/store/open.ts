@@ -1,5 +1,5 @@
 /**
- * Opens the payment store the config names (DESIGN.md §2 `ledger`, §11 "Replicas"): a SQLite
+ * Opens the payment store the config names (ARCHITECTURE.md §2 `ledger`, §11 "Replicas"): a SQLite
  * file for `ledger.path`, PostgreSQL for `ledger.url`.
  */
 import type { LedgerConfig } from "../../config/types.ts";

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL payment store's schema (DESIGN.md §11 "Replicas"), created if missing. Names are
+ * The PostgreSQL payment store's schema (ARCHITECTURE.md §11 "Replicas"), created if missing. Names are
  * prefixed `arrow402_` so that the store can live in a database shared with other applications.
  */
 import type { SQL } from "bun";

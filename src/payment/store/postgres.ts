@@ -1,5 +1,5 @@
 /**
- * The payment store in PostgreSQL (`ledger.url`; DESIGN.md §11 "Replicas"), through Bun's built-in
+ * The payment store in PostgreSQL (`ledger.url`; ARCHITECTURE.md §11 "Replicas"), through Bun's built-in
  * SQL client: every replica sharing the database shares the claims, the attempts and the ledger,
  * so N replicas act as one server. Same contract as the SQLite store (store.ts); one contract test
  * runs against both.

@@ -1,5 +1,5 @@
 /**
- * The payment store in a local SQLite file (`ledger.path`, the default; DESIGN.md §6): its own
+ * The payment store in a local SQLite file (`ledger.path`, the default; ARCHITECTURE.md §6): its own
  * writable file, never the data file (which is read-only). WAL with synchronous=FULL: a committed
  * attempt survives a crash or a power loss, so a payment that may have moved money is never
  * forgotten, and a payment key or payment id is recorded once (unique).
