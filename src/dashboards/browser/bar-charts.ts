@@ -6,7 +6,7 @@
 import * as Plot from "@observablehq/plot";
 import type { ChartSpec } from "../chart-plan.ts";
 import { estimateNote, formatCompact, formatValue, rowsLabel, scaledCount, type Estimate } from "./chart-scale.ts";
-import type { Drawn } from "./charts.ts";
+import type { Drawn } from "./drawn.ts";
 import { chartNumber, type Row } from "./data.ts";
 import { logAxis, logBins } from "./log-axis.ts";
 

@@ -10,11 +10,7 @@ import { estimateNote, formatCompact, rowsLabel, scaledCount, scaledSum, type Es
 import { logAxis, logBins } from "./log-axis.ts";
 import { chartNumber, type Row } from "./data.ts";
 import { drawBar, drawValues } from "./bar-charts.ts";
-
-export interface Drawn {
-  element: SVGSVGElement | HTMLElement;
-  detail: string;
-}
+import type { Drawn } from "./drawn.ts";
 
 const HEIGHT = 260;
 
