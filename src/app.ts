@@ -91,7 +91,8 @@ export function createApp(deps: AppDeps): App {
     })
     .get("/api/query", ({ request }) => {
       const facts = observer.factsOf(request);
-      return perClient.guard(clientOf(request), (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track)));
+      const client = facts.client === undefined ? clientOf(request) : facts.client;
+      return perClient.guard(client, (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track)));
     })
     // MCP (ARCHITECTURE.md §12): a POST is one JSON-RPC exchange, a query among them.
     .post("/mcp", ({ request }) => perClient.guard(clientOf(request), () => mcp(request)))

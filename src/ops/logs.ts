@@ -70,10 +70,16 @@ const MAX_DETAIL_CHARS = 300;
 export function createLogger(options: { format: () => LogFormat; sink?: LogSink; now?: () => Date }): (event: OpsEvent) => void {
   const sink = options.sink ?? STDIO;
   const now = options.now ?? (() => new Date());
+  const clock = options.now === undefined ? isoClock() : () => now().toISOString();
   return (event) => {
+    // One line per request: the hot path, written directly (same text as the general path below).
+    if (event.type === "request.finished") {
+      sink.out(options.format() === "json" ? requestJson(clock(), event) : requestText(clock(), event));
+      return;
+    }
     const record = recordOf(event);
     if (record === null) return;
-    const time = now().toISOString();
+    const time = clock();
     if (options.format() === "json") {
       sink.out(JSON.stringify({ time, level: record.level, event: record.event, ...record.fields }, jsonValue));
     } else {
@@ -89,15 +95,46 @@ export function createLogger(options: { format: () => LogFormat; sink?: LogSink;
   };
 }
 
+type RequestFinished = Extract<OpsEvent, { type: "request.finished" }>;
+
+/** `{"time":…,"level":"info","event":"request",…}`: the keys in the order the general path writes them. */
+function requestJson(time: string, event: RequestFinished): string {
+  const { method, path, status, route, client, table, rows, bytes, complete } = event;
+  const fields: Fields = { time, level: "info", event: "request", method, route, path, status, duration_ms: Math.round(event.durationMs * 10) / 10, client, table, rows, bytes };
+  if (!complete) fields.complete = false;
+  return JSON.stringify(fields, jsonValue);
+}
+
+/** `time info  METHOD path status Nms route=… client=…`, fields without a value left out. */
+function requestText(time: string, event: RequestFinished): string {
+  const duration = Math.round(event.durationMs * 10) / 10;
+  let line = `${time} info  ${event.method} ${textValue(event.path)} ${event.status} ${duration}ms route=${textValue(event.route)}`;
+  if (event.client !== null && event.client !== undefined) line += ` client=${textValue(event.client)}`;
+  if (event.table !== null && event.table !== undefined) line += ` table=${textValue(event.table)}`;
+  if (event.rows !== null && event.rows !== undefined) line += ` rows=${event.rows}`;
+  if (event.bytes !== null && event.bytes !== undefined) line += ` bytes=${event.bytes}`;
+  if (!event.complete) line += " complete=false";
+  return line;
+}
+
+/** ISO-8601 timestamps, the text made once per millisecond (a busy server logs many lines per ms). */
+function isoClock(): () => string {
+  let ms = -1;
+  let text = "";
+  return () => {
+    const now = Date.now();
+    if (now !== ms) {
+      ms = now;
+      text = new Date(now).toISOString();
+    }
+    return text;
+  };
+}
+
 function recordOf(event: OpsEvent): LogRecord | null {
   switch (event.type) {
-    case "request.finished": {
-      const { method, path, status, route, client, table, rows, bytes, complete } = event;
-      const duration = Math.round(event.durationMs * 10) / 10;
-      const fields: Fields = { method, route, path, status, duration_ms: duration, client, table, rows, bytes };
-      if (!complete) fields.complete = false;
-      return { level: "info", event: "request", fields, lead: `${method} ${textValue(path)} ${status} ${duration}ms`, inLead: ["method", "path", "status", "duration_ms"] };
-    }
+    case "request.finished":
+      return null; // written by requestText / requestJson
     case "payment.settled": {
       const { table, network, asset, amount, rows, payer, transaction, via } = event;
       return { level: "info", event: "payment", fields: { table, network, asset, amount, rows, payer, transaction, via } };

@@ -39,6 +39,7 @@ export function observeRequests(handler: (request: Request) => Response | Promis
       facts.set(request, noted);
       // Read now: once a streamed body ends, the socket (and so its peer address) may be gone.
       const client = options.client(request);
+      noted.client = client;
       let emitted = false;
       const finish = (status: number, bytes: number | null, complete: boolean) => {
         if (emitted) return;

@@ -11,6 +11,8 @@ import type { QueryService } from "../service/query-service.ts";
 export class RequestFacts {
   /** The configured table the request was about. */
   table: string | null = null;
+  /** The client's address, read once when the request arrived (undefined: not observed). */
+  client: string | null | undefined = undefined;
   /** Rows and body bytes of a result known before it was sent (a complete result). */
   private knownRows: number | null = null;
   private knownBytes: number | null = null;
