@@ -12,9 +12,12 @@ const SUPPORTED: readonly ContentCoding[] = ["zstd", "gzip"];
 /**
  * Complete bodies smaller than this are sent as they are: a small answer saves a few hundred bytes
  * at the cost of a compressor per response (many clients, Bun's fetch among them, ask for
- * compression by default). Compression is for exports.
+ * compression by default), on the hot path of small free queries. Compression is for exports.
  */
 export const MIN_COMPRESSED_BYTES = 16 * 1024;
+
+/** A paid answer already waited milliseconds for its settlement: compressing it costs nothing in comparison. */
+export const MIN_COMPRESSED_PAID_BYTES = 1024;
 
 /** Bytes handed to the compressor at a time, so a large buffered result never blocks the thread long. */
 const SLICE_BYTES = 1 << 20;

@@ -14,7 +14,7 @@ import { PAYMENT_SIGNATURE, decodePaymentSignature } from "../payment/wire.ts";
 import type { QueryService } from "../service/query-service.ts";
 import { negotiateFormat } from "../formats/negotiate.ts";
 import type { BodyTracker } from "./client-limit.ts";
-import { negotiateCoding } from "./content-coding.ts";
+import { MIN_COMPRESSED_BYTES, MIN_COMPRESSED_PAID_BYTES, negotiateCoding } from "./content-coding.ts";
 import { resultResponse } from "./result-response.ts";
 import { checkPaidRetryFits } from "./header-budget.ts";
 import { paymentRequiredResponse, paymentResponseHeaders } from "./x402-headers.ts";
@@ -55,6 +55,7 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
     coding: negotiateCoding(request.headers.get("accept-encoding")),
     headers: paymentResponseHeaders(answer.receipt),
     track,
+    minCompressedBytes: answer.receipt === null ? MIN_COMPRESSED_BYTES : MIN_COMPRESSED_PAID_BYTES,
   });
 }
 

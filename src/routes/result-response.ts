@@ -15,13 +15,15 @@ export interface ResultResponseOptions {
   headers?: Record<string, string>;
   /** Follows a streamed body until it is sent (the per-client limit). */
   track?: BodyTracker;
+  /** Complete bodies smaller than this are not compressed (default MIN_COMPRESSED_BYTES). */
+  minCompressedBytes?: number;
 }
 
 export function resultResponse(result: QueryResult, options: ResultResponseOptions): Response {
   const headers: Record<string, string> = { "content-type": options.format.contentType, vary: "Accept, Accept-Encoding", ...options.headers };
   const complete = "complete" in result ? result.complete : null;
   const size = complete?.reduce((sum, chunk) => sum + chunk.byteLength, 0) ?? Number.POSITIVE_INFINITY;
-  if (options.coding !== null && size >= MIN_COMPRESSED_BYTES) {
+  if (options.coding !== null && size >= (options.minCompressedBytes ?? MIN_COMPRESSED_BYTES)) {
     headers["content-encoding"] = options.coding;
     const body = compressBody(complete ?? (result as { body: ReadableStream<Uint8Array> }).body, options.coding);
     return new Response(options.track?.(body) ?? body, { status: 200, headers });
