@@ -15,6 +15,7 @@ import { dashboardRoutes } from "./routes/dashboards.ts";
 import { discoveryDocument } from "./routes/discovery.ts";
 import { handleQuery } from "./routes/query.ts";
 import { handleTable } from "./routes/table.ts";
+import { invalidHostResponse, ROUTER_OPTIONS } from "./routes/host.ts";
 import { createQueryService } from "./service/query-service.ts";
 import { createTableService } from "./service/table-service.ts";
 import type { QueryValidator } from "./sql/validator.ts";
@@ -40,9 +41,10 @@ export function createApp(deps: AppDeps) {
   const perClient = new ClientConcurrency(config.limits.maxConcurrentPerClient);
   const clientOf = (request: Request) => clientAddressOf(request, deps.peerAddress?.(request) ?? null, config.server.trustProxy);
   const withCors = (request: Request, response: Response) => addCorsHeaders(response.headers, config.server.corsOrigins, request.headers.get("origin"));
-  return new Elysia()
+  return new Elysia(ROUTER_OPTIONS)
     .onRequest(({ request }) => {
       if (request.method === "OPTIONS") return preflightResponse(config.server.corsOrigins, request.headers.get("origin"));
+      return invalidHostResponse(request) ?? undefined;
     })
     // CORS headers go onto the finished response: headers left in Elysia's `set` would make it
     // copy every response into a new one.
