@@ -56,3 +56,24 @@ describe("the Host header", () => {
     }
   });
 });
+
+// A table name with a line break came back verbatim in the MCP refusal ("Table 'a
+// b' not found"): the one readable line of DESIGN.md §8 broke on client text.
+describe("client text quoted in a message", () => {
+  const NAME = "MA\u0012\tx@\u000b\n\u2028";
+  const ESCAPED = "MA\\u0012\\u0009x@\\u000b\\u000a\\u2028";
+
+  test("stays on one line in an MCP refusal", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "describe_table", arguments: { name: NAME } } });
+    const answer = await send({ method: "POST", target: "/mcp", headers: MCP_HEADERS, body });
+    const result = JSON.parse(answer.text).result;
+    expect(result.structuredContent).toEqual({ status: 404, error: `Table '${ESCAPED}' not found` });
+    expect(result.content).toEqual([{ type: "text", text: `Table '${ESCAPED}' not found` }]);
+  });
+
+  test("and in the table endpoint's 404", async () => {
+    const answer = await send({ method: "GET", target: `/api/table/${encodeURIComponent(NAME)}`, headers: [] });
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.text)).toEqual({ error: `Table '${ESCAPED}' not found` });
+  });
+});
