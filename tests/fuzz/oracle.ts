@@ -198,8 +198,9 @@ function checkJsonRpcError(text: string, problems: string[]): void {
 
 function checkPaymentRequired(response: RawResponse, text: string, problems: string[]): void {
   const body = parseJson(text);
-  if (body?.x402Version !== 2 || !Array.isArray(body.accepts) || body.accepts.length === 0 || typeof body.resource?.url !== "string" || typeof body.error !== "string") {
-    problems.push(`a 402 body that is not an x402 V2 PaymentRequired with offers: ${text.slice(0, 300)}`);
+  // `accepts` may be empty: a payment in use by another request is refused before any count (DESIGN.md §6).
+  if (body?.x402Version !== 2 || !Array.isArray(body.accepts) || typeof body.resource?.url !== "string" || typeof body.error !== "string") {
+    problems.push(`a 402 body that is not an x402 V2 PaymentRequired: ${text.slice(0, 300)}`);
     return;
   }
   for (const offer of body.accepts) {

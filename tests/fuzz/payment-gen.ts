@@ -111,7 +111,9 @@ const ALTERATIONS: Alteration[] = [
   { name: "payment-identifier id malformed", mustRefuse: true, weight: 1, apply: (p, rng) => void (p.extensions = { ...p.extensions, "payment-identifier": { info: { required: false, id: rng.pick(["short", "x".repeat(129), "has space in it !!", "ünïcödé-ünïcödé-ü", 12345678901234567, ["abcdefghijklmnop"], "", "../../../../etc/passwd", "a".repeat(15)]) } } }) },
   { name: "payment-identifier id fresh", mustRefuse: false, weight: 0.5, apply: (p, rng) => void (p.extensions = { ...p.extensions, "payment-identifier": { info: { required: false, id: `fuzz_${rng.string(24, "abcdefghijklmnopqrstuvwxyz0123456789")}` } } }) },
   { name: "payment-identifier id fixed", mustRefuse: false, weight: 0.5, apply: (p, rng) => void (p.extensions = { ...p.extensions, "payment-identifier": { info: { required: false, id: rng.pick(["fuzz-shared-id-000001", "fuzz-shared-id-000002"]) } } }) },
-  { name: "extensions odd", mustRefuse: true, weight: 0.5, apply: (p, rng) => void (p.extensions = rng.pick([null, [], "x", 1, { "payment-identifier": null }, { "payment-identifier": { info: null } }, { "payment-identifier": "x" }])) },
+  { name: "extensions not an object", mustRefuse: true, weight: 0.3, apply: (p, rng) => void (p.extensions = rng.pick([null, [], "x", 1])) },
+  // No id: nothing asks for idempotency, so the payment is an ordinary one.
+  { name: "payment-identifier without an id", mustRefuse: false, weight: 0.2, apply: (p, rng) => void (p.extensions = rng.pick([{ "payment-identifier": null }, { "payment-identifier": { info: null } }, { "payment-identifier": "x" }, { "payment-identifier": { info: { required: true } } }])) },
   { name: "extensions unknown", mustRefuse: false, weight: 0.3, apply: (p, rng) => void (p.extensions = { ...p.extensions, [rng.pick(["x", "__proto__", "constructor", "bazaar"])]: { info: rng.unicode(5) } }) },
   { name: "an extra top-level field", mustRefuse: false, weight: 0.3, apply: (p, rng) => void (p[rng.pick(["extra", "scheme", "network", "__proto__"])] = rng.pick([1, "x", {}, null])) },
   { name: "not an object", mustRefuse: true, weight: 0.5, apply: (_p, rng) => rng.pick([null, [], 2, "payment", true, [{}], { x402Version: 2 }]) },
@@ -129,10 +131,13 @@ const ENCODINGS: { name: string; mustRefuse: boolean; weight: number; encode(jso
   { name: "truncated", mustRefuse: true, weight: 0.5, encode: (json, rng) => b64(json).slice(0, rng.int(0, b64(json).length - 4)) },
   { name: "JSON truncated", mustRefuse: true, weight: 0.5, encode: (json, rng) => b64(json.slice(0, rng.int(0, json.length - 1))) },
   { name: "not JSON", mustRefuse: true, weight: 0.5, encode: (_json, rng) => b64(rng.pick(["hello", "{x402Version:2}", "{'a':1}", "NaN", "undefined", "\u0000", rng.unicode(40)])) },
-  { name: "a byte-order mark first", mustRefuse: true, weight: 0.3, encode: (json) => b64(`\ufeff${json}`) },
+  // UTF-8 decoding drops a leading byte-order mark (WHATWG Encoding), as x402's decoder does.
+  { name: "a byte-order mark first", mustRefuse: false, weight: 0.3, encode: (json) => b64(`\ufeff${json}`) },
   { name: "Latin-1 instead of UTF-8", mustRefuse: false, weight: 0.2, encode: (json) => Buffer.from(json, "latin1").toString("base64") },
   { name: "JSON nested 100,000 deep", mustRefuse: true, weight: 0.2, encode: (_json, rng) => b64("[".repeat(rng.pick([1000, 10_000, 100_000]))) },
-  { name: "a 40 KB header", mustRefuse: true, weight: 0.2, encode: (json) => b64(json.replace(/}$/, `,"pad":"${"x".repeat(30_000)}"}`)) },
+  // An extra field is no alteration of the signed payment; a header past the 64 KiB head limit never arrives (431).
+  { name: "a 40 KB header", mustRefuse: false, weight: 0.2, encode: (json) => b64(json.replace(/}$/, `,"pad":"${"x".repeat(30_000)}"}`)) },
+  { name: "a 70 KB header", mustRefuse: true, weight: 0.1, encode: (json) => b64(json.replace(/}$/, `,"pad":"${"x".repeat(52_000)}"}`)) },
   { name: "the JSON itself, not base64", mustRefuse: true, weight: 0.3, encode: (json) => json },
   { name: "base64 of base64", mustRefuse: true, weight: 0.3, encode: (json) => b64(b64(json)) },
   { name: "duplicate keys", mustRefuse: false, weight: 0.2, encode: (json) => b64(json.replace(/^{/, '{"x402Version":1,')) },

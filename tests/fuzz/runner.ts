@@ -19,6 +19,8 @@ export interface FuzzCase {
   outage?: boolean;
   /** The payment cannot pay: no 200 with a settlement. */
   mustRefuse?: string;
+  /** What the case did, for the failure message (e.g. how the payment was altered). */
+  note?: string;
   /** Checks of the file's own (e.g. the MCP answer), given the exchange. */
   extra?: (result: Exchange) => string[] | Promise<string[]>;
 }
@@ -80,15 +82,20 @@ export class FuzzRun {
     this.inFlight.set(index, fuzzCase.kind);
     try {
       const result = await this.send(fuzzCase);
-      const verdict = checkExchange({ request: fuzzCase.request, server: fuzzCase.server, outage: fuzzCase.outage, mustRefuse: fuzzCase.mustRefuse }, result, this.env.reads);
-      const problems = [...verdict.problems, ...((await fuzzCase.extra?.(result)) ?? [])];
-      this.receipts.push(...verdict.receipts.map((receipt) => ({ ...receipt, server: fuzzCase.server.name })));
+      const problems = [...this.verify(fuzzCase, result), ...((await fuzzCase.extra?.(result)) ?? [])];
       const key = result.kind === "response" ? `${fuzzCase.kind} ${result.response.status}` : `${fuzzCase.kind} ${result.kind}`;
       this.statuses.set(key, (this.statuses.get(key) ?? 0) + 1);
       if (problems.length > 0) this.failures.push(this.describe(index, fuzzCase, result, problems));
     } finally {
       this.inFlight.delete(index);
     }
+  }
+
+  /** The oracle's problems with one exchange of a case (its first, or one its `extra` made); records its receipts. */
+  verify(fuzzCase: Pick<FuzzCase, "request" | "server" | "outage" | "mustRefuse">, result: Exchange): string[] {
+    const verdict = checkExchange({ request: fuzzCase.request, server: fuzzCase.server, outage: fuzzCase.outage, mustRefuse: fuzzCase.mustRefuse }, result, this.env.reads);
+    this.receipts.push(...verdict.receipts.map((receipt) => ({ ...receipt, server: fuzzCase.server.name })));
+    return verdict.problems;
   }
 
   /** One exchange with a server, within its bound. */
@@ -149,7 +156,7 @@ export class FuzzRun {
     } else {
       answer = `→ ${result.kind} after ${result.elapsedMs} ms`;
     }
-    const notes = [fuzzCase.outage ? "staged facilitator failure" : "", fuzzCase.mustRefuse ? `payment altered: ${fuzzCase.mustRefuse}` : ""].filter(Boolean).join("; ");
+    const notes = [fuzzCase.outage ? "staged facilitator failure" : "", fuzzCase.mustRefuse ? `must refuse: ${fuzzCase.mustRefuse}` : "", fuzzCase.note ?? ""].filter(Boolean).join("; ");
     return [
       `${this.header(index, fuzzCase.kind)} on ${fuzzCase.server.name}${notes ? ` [${notes}]` : ""}`,
       `  ${describeRequest(fuzzCase.request)}`,
