@@ -8,6 +8,7 @@
  */
 import { Database } from "bun:sqlite";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/types.ts";
@@ -56,8 +57,11 @@ const MARGIN_MS = 8_000;
 export async function startEnvironment(options: { process: boolean }): Promise<FuzzEnvironment> {
   const sandbox = await startPaidSandbox();
   const started: FuzzServer[] = [];
+  // As `arrow402 serve` does (README "Limits and behaviour under load"): heads up to 64 KiB. The
+  // limit is the process's: it is put back afterwards for the other test files.
+  const headLimit = requestHeadLimit();
+  const restoreHeadLimit = () => ((http as { maxHeaderSize: number }).maxHeaderSize = headLimit);
   try {
-    // As `arrow402 serve` does (README "Limits and behaviour under load"): heads up to 64 KiB.
     raiseRequestHeadLimit(16_384);
     const dashboards = writeDashboards(sandbox.dir);
     const main = await inProcess(sandbox, "main", MAIN_LIMITS, { root: dashboards, entries: [{ slug: "dex", title: "DEX", table: "items" }, { slug: "free-kinds", title: "Kinds", table: "kinds" }] });
@@ -78,11 +82,13 @@ export async function startEnvironment(options: { process: boolean }): Promise<F
         reads.close();
         for (const server of started) await server.stop();
         await sandbox.stop();
+        restoreHeadLimit();
       },
     };
   } catch (error) {
     for (const server of started) await server.stop();
     await sandbox.stop();
+    restoreHeadLimit();
     throw error;
   }
 }
