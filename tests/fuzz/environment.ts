@@ -2,8 +2,8 @@
  * What the fuzzer runs against: the devnet sandbox (anvil, the EIP-3009 test token, a real x402
  * facilitator behind the failure proxy) and real arrow402 servers over the fixture database:
  * - `main`: generous limits and dashboards (with a file outside their folder, and a symlink to it);
- * - `tight`: a tiny query time limit, row limit and MCP row cap, and dashboards configured but not
- *   generated, so the limit and 503 paths are hit;
+ * - `tight`: a tiny query time limit, row limit, MCP row cap and per-client limit, and dashboards
+ *   configured but not generated, so the limit, 429 and 503 paths are hit;
  * - `process` (optional): `bun src/main.ts serve` as a subprocess, so a crash shows as a dead process.
  */
 import { Database } from "bun:sqlite";
@@ -46,10 +46,11 @@ interface Limits {
   query_timeout_ms: number;
   max_rows?: number;
   mcp_max_rows?: number;
+  max_concurrent_per_client?: number;
 }
 
 const MAIN_LIMITS: Limits = { query_timeout_ms: 3_000 };
-const TIGHT_LIMITS: Limits = { query_timeout_ms: 25, max_rows: 3, mcp_max_rows: 2 };
+const TIGHT_LIMITS: Limits = { query_timeout_ms: 25, max_rows: 3, mcp_max_rows: 2, max_concurrent_per_client: 2 };
 const FACILITATOR_TIMEOUT_MS = 2_000;
 /** Beyond what the limits allow a request (validation queue, worker queue, query, /verify, /settle), for a busy machine. */
 const MARGIN_MS = 8_000;

@@ -8,6 +8,7 @@
  * holds the secret kept beside the dashboards.
  */
 import { Database } from "bun:sqlite";
+import { tableFromIPC } from "apache-arrow";
 import { headBytes, type Exchange, type FuzzRequest, type RawResponse } from "./raw-http.ts";
 
 /** Written next to the dashboards folder: no response may ever contain it (DESIGN.md §7). */
@@ -104,7 +105,7 @@ export function invalidHttp(request: FuzzRequest): string | null {
 }
 
 /** The status codes an arrow402 answer may have (README "Errors", "Agents (MCP)", CORS preflight). */
-const DOCUMENTED = new Set([200, 202, 204, 400, 402, 404, 405, 406, 409, 413, 415, 503]);
+const DOCUMENTED = new Set([200, 202, 204, 400, 402, 404, 405, 406, 409, 413, 415, 429, 503]);
 
 /** Signs of a stack trace or an internal error in a message meant for a client. */
 const INTERNALS = /\n\s+at |\bat [\w.<>]+ \(|\.ts:\d+|\.js:\d+|TypeError|ReferenceError|RangeError|SyntaxError|undefined is not|Cannot read prop|\[object Object\]/;
@@ -160,8 +161,8 @@ export function checkExchange(facts: CaseFacts, exchange: Exchange, reads: Table
   else if (response.status >= 400 && type.startsWith("application/json") && path.startsWith("/mcp")) checkJsonRpcError(text, problems);
   else if (response.status >= 400) problems.push(`a ${response.status} with content type '${type}': ${text.slice(0, 200)}`);
 
-  if (response.status === 503 && type.startsWith("text/plain") && !/dashboards/.test(text) && response.headers["retry-after"] === undefined) {
-    problems.push("a 503 without Retry-After");
+  if ((response.status === 429 || (response.status === 503 && !/dashboards/.test(text))) && response.headers["retry-after"] === undefined) {
+    problems.push(`a ${response.status} without Retry-After`);
   }
 
   if (response.status === 200) checkDelivery(facts, response, text, reads, problems, receipts);
@@ -227,6 +228,8 @@ function checkDelivery(facts: CaseFacts, response: RawResponse, text: string, re
   }
   const path = pathOf(facts.request.target);
   if (path === "/api/query") {
+    const malformed = resultProblem(response);
+    if (malformed !== null) problems.push(malformed);
     const sql = sqlOf(facts.request.target);
     if (sql === null) {
       problems.push("a 200 for a query request without exactly one query parameter");
@@ -244,6 +247,46 @@ function checkDelivery(facts: CaseFacts, response: RawResponse, text: string, re
 
 function hasHeader(request: FuzzRequest, name: string): boolean {
   return request.headers.some(([header]) => header.toLowerCase() === name);
+}
+
+/** Why a query result's body is not a well-formed instance of its format (after its content coding), or null. */
+function resultProblem(response: RawResponse): string | null {
+  const type = (response.headers["content-type"] ?? "").split(";")[0]!.trim();
+  const coding = response.headers["content-encoding"];
+  let body: Uint8Array;
+  try {
+    body = coding === "gzip" ? Bun.gunzipSync(response.body as Uint8Array<ArrayBuffer>) : coding === "zstd" ? Bun.zstdDecompressSync(response.body as Uint8Array<ArrayBuffer>) : response.body;
+  } catch (error) {
+    return `a ${coding} body that does not decompress: ${String(error)}`;
+  }
+  if (coding !== undefined && coding !== "gzip" && coding !== "zstd") return `content coding '${coding}', which the README does not offer`;
+  const text = () => new TextDecoder("utf-8", { fatal: true }).decode(body);
+  try {
+    switch (type) {
+      case "application/vnd.apache.arrow.stream": {
+        // The stream's end-of-stream marker (Arrow IPC: continuation 0xFFFFFFFF, then length 0).
+        const end = [...body.subarray(body.length - 8)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+        if (end !== "ffffffff00000000") return "an Arrow stream without its end-of-stream marker";
+        tableFromIPC(body);
+        return null;
+      }
+      case "application/json":
+        return Array.isArray(JSON.parse(text())) ? null : "a JSON result that is not an array of rows";
+      case "application/x-ndjson":
+        for (const line of text().split("\n").slice(0, -1)) JSON.parse(line);
+        return text() === "" || text().endsWith("\n") ? null : "an NDJSON result whose last line does not end in LF";
+      case "text/csv":
+        return text().includes("\r\n") ? null : "a CSV result without its header line";
+      case "application/vnd.apache.parquet": {
+        const magic = (at: number) => new TextDecoder().decode(body.subarray(at, at + 4));
+        return magic(0) === "PAR1" && magic(body.length - 4) === "PAR1" ? null : "a Parquet result without the PAR1 magic at both ends";
+      }
+      default:
+        return `a query result of content type '${type}', which is none of the README's formats`;
+    }
+  } catch (error) {
+    return `a ${type} result that does not parse: ${String(error).slice(0, 200)}`;
+  }
 }
 
 /** The path as the server routes it (dot segments resolved, as Bun does). */

@@ -132,8 +132,11 @@ test(`altered payments get documented answers and never pay (${COUNT} requests, 
         const again = await exchange(server.origin, request, server.boundMs);
         const problems = run.verify(fuzzCase, again).map((problem) => `sent again: ${problem}`);
         const paid = receiptOf(first);
-        // A settled payment presented again for its resource is served again, without a new charge.
-        if (paid !== null && receiptOf(again) !== paid) problems.push(`sent again after settlement ${paid}, it got ${again.kind === "response" ? again.response.status : again.kind} without that receipt`);
+        // A settled payment presented again for its resource is served again, without a new charge
+        // (DESIGN.md §6); its query runs again, so it may still meet the time limit (400) or a busy server (503).
+        const status = again.kind === "response" ? again.response.status : again.kind;
+        const servedAgain = receiptOf(again) === paid || status === 400 || status === 503;
+        if (paid !== null && !servedAgain) problems.push(`sent again after settlement ${paid}, it got ${status} without that receipt`);
         return problems;
       }
       if (mode === "elsewhere" && others.length > 0) {
