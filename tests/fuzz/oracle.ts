@@ -119,6 +119,7 @@ export function checkExchange(facts: CaseFacts, exchange: Exchange, reads: Table
   if (exchange.kind === "hang") {
     return { problems: [`no complete response within ${facts.server.boundMs} ms (a hang); received so far: ${JSON.stringify(exchange.partial)}`], receipts };
   }
+  if (exchange.kind === "abandoned") return { problems, receipts };
   if (exchange.kind === "closed") {
     if (invalid === null && !overLimit) problems.push(`the connection closed without a complete response (${exchange.error ?? "no error"}); received: ${JSON.stringify(exchange.partial)}`);
     return { problems, receipts };

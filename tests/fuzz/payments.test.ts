@@ -17,7 +17,7 @@ import { checkMoney } from "./money.ts";
 import { alterPayment } from "./payment-gen.ts";
 import { exchange, type Exchange, type FuzzRequest } from "./raw-http.ts";
 import { fuzzSettings, share, type Random } from "./random.ts";
-import { FuzzRun, type FuzzCase } from "./runner.ts";
+import { FuzzRun, unlessBusy, type FuzzCase } from "./runner.ts";
 
 const settings = fuzzSettings();
 const COUNT = share(settings, 0.15);
@@ -59,11 +59,13 @@ function quoteOf(target: PaidTarget): Promise<PaymentRequired> {
   const key = `${target.server().name} ${target.target}`;
   let quote = quotes.get(key);
   if (quote === undefined) {
-    quote = exchange(target.server().origin, { method: "GET", target: target.target, headers: [] }, 30_000).then((result) => {
+    quote = unlessBusy(() => exchange(target.server().origin, { method: "GET", target: target.target, headers: [] }, 30_000)).then((result) => {
       if (result.kind !== "response" || result.response.status !== 402) throw new Error(`no 402 for ${key}: ${JSON.stringify(result).slice(0, 300)}`);
       return JSON.parse(new TextDecoder().decode(result.response.body)) as PaymentRequired;
     });
     quotes.set(key, quote);
+    // A failed quote is asked again by the next case rather than failing every case after it.
+    quote.catch(() => quotes.delete(key));
   }
   return quote;
 }
@@ -85,6 +87,26 @@ const receiptOf = (result: Exchange): string | null => {
   const header = result.response.headers["payment-response"];
   return header === undefined ? null : (JSON.parse(Buffer.from(header, "base64").toString("utf8")).transaction as string);
 };
+
+/**
+ * After the client gave up, it sends the same payment again, as a client that lost the response
+ * does (DESIGN.md §6): while the first request still holds the payment the answer is a 402 "in
+ * use"; then it is served (settled by the first, or paid now). An intact payment ends in a 200.
+ */
+async function recovered(run: FuzzRun, fuzzCase: FuzzCase, intact: boolean): Promise<string[]> {
+  const request = fuzzCase.request;
+  for (let attempt = 0; ; attempt++) {
+    const again = await exchange(fuzzCase.server.origin, request, fuzzCase.server.boundMs);
+    const problems = run.verify(fuzzCase, again).map((problem) => `sent again after giving up: ${problem}`);
+    const inUse = again.kind === "response" && again.response.status === 402 && new TextDecoder().decode(again.response.body).includes("being processed");
+    if (inUse && attempt < 40) {
+      await Bun.sleep(250);
+      continue;
+    }
+    if (problems.length > 0 || !intact) return problems;
+    return receiptOf(again) === null ? [`an intact payment sent again after giving up got ${again.kind === "response" ? again.response.status : again.kind}, not the data`] : [];
+  }
+}
 
 beforeAll(async () => {
   env = await startEnvironment({ process: false });
@@ -118,13 +140,16 @@ test(`altered payments get documented answers and never pay (${COUNT} requests, 
     const mustRefuse = signer === "unfunded" ? "signed by an account without funds" : signer === "other resource" ? "signed for another resource's offer" : altered.mustRefuse ? altered.name : undefined;
     const fuzzCase: FuzzCase = { kind: `payment/${mustRefuse ? "must-refuse" : "may-pay"}`, server, request, mustRefuse, note: `${target.label}; ${altered.name}` };
 
-    const mode = rng.weighted<"once" | "again" | "twice at once" | "elsewhere">([
+    const mode = rng.weighted<"once" | "again" | "twice at once" | "elsewhere" | "abandoned">([
       [14, "once"],
       [3, "again"],
       [2, "twice at once"],
       [1, "elsewhere"],
+      [2, "abandoned"],
     ]);
     fuzzCase.note += `; sent ${mode}`;
+    if (mode === "abandoned") fuzzCase.abandonAfterMs = rng.int(0, 80);
+    const intact = signer === "payer" && altered.name === "none (valid)" && headers.length === 1;
     const twin = mode === "twice at once" ? exchange(server.origin, request, server.boundMs) : null;
     fuzzCase.extra = async (first) => {
       if (twin !== null) return run.verify(fuzzCase, await twin).map((problem) => `the concurrent copy: ${problem}`);
@@ -139,6 +164,7 @@ test(`altered payments get documented answers and never pay (${COUNT} requests, 
         if (paid !== null && !servedAgain) problems.push(`sent again after settlement ${paid}, it got ${status} without that receipt`);
         return problems;
       }
+      if (mode === "abandoned") return recovered(run, fuzzCase, intact && target.server() === env.main);
       if (mode === "elsewhere" && others.length > 0) {
         const elsewhere = { ...request, target: rng.pick(others).target };
         const settled = receiptOf(first) !== null;

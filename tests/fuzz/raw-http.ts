@@ -30,7 +30,9 @@ export type Exchange =
   /** No complete response within the bound. */
   | { kind: "hang"; elapsedMs: number; partial: string }
   /** The connection closed (or failed) before a complete response. */
-  | { kind: "closed"; elapsedMs: number; partial: string; error?: string };
+  | { kind: "closed"; elapsedMs: number; partial: string; error?: string }
+  /** The client itself closed the connection after `abandonAfterMs`, before a complete response. */
+  | { kind: "abandoned"; elapsedMs: number };
 
 /** The bytes of the request head and body as written to the socket. */
 export function serialize(request: FuzzRequest, host: string): Buffer {
@@ -57,8 +59,11 @@ export function headBytes(request: FuzzRequest, host: string): number {
   return bytes.indexOf("\r\n\r\n") + 4;
 }
 
-/** Sends one request on a fresh connection and reads one response, within `timeoutMs`. */
-export function exchange(origin: URL, request: FuzzRequest, timeoutMs: number): Promise<Exchange> {
+/**
+ * Sends one request on a fresh connection and reads one response, within `timeoutMs`; with
+ * `abandonAfterMs`, closes the connection that long after sending, as a client that gives up.
+ */
+export function exchange(origin: URL, request: FuzzRequest, timeoutMs: number, abandonAfterMs?: number): Promise<Exchange> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -74,7 +79,10 @@ export function exchange(origin: URL, request: FuzzRequest, timeoutMs: number): 
     };
     const partial = () => Buffer.concat(chunks).toString("latin1").slice(0, 500);
     const timer = setTimeout(() => finish({ kind: "hang", elapsedMs: elapsed(), partial: partial() }), timeoutMs);
-    socket.on("connect", () => socket.write(serialize(request, origin.host)));
+    socket.on("connect", () => {
+      socket.write(serialize(request, origin.host));
+      if (abandonAfterMs !== undefined) setTimeout(() => finish({ kind: "abandoned", elapsedMs: elapsed() }), abandonAfterMs);
+    });
     socket.on("data", (chunk: Buffer) => {
       chunks.push(chunk);
       const parsed = parseResponse(Buffer.concat(chunks), request.method);

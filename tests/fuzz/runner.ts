@@ -19,10 +19,22 @@ export interface FuzzCase {
   outage?: boolean;
   /** The payment cannot pay: no 200 with a settlement. */
   mustRefuse?: string;
+  /** Close the connection this long after sending, as a client that gives up (nothing to check but the server). */
+  abandonAfterMs?: number;
   /** What the case did, for the failure message (e.g. how the payment was altered). */
   note?: string;
   /** Checks of the file's own (e.g. the MCP answer), given the exchange. */
   extra?: (result: Exchange) => string[] | Promise<string[]>;
+}
+
+/** Sends again while the server turns the request away for being busy (429, 503 with Retry-After), a while at most. */
+export async function unlessBusy(send: () => Promise<Exchange>): Promise<Exchange> {
+  for (let attempt = 0; ; attempt++) {
+    const result = await send();
+    const busy = result.kind === "response" && (result.response.status === 429 || result.response.status === 503) && result.response.headers["retry-after"] !== undefined;
+    if (!busy || attempt >= 50) return result;
+    await Bun.sleep(100);
+  }
 }
 
 export type Planner = (rng: Random, index: number) => FuzzCase | Promise<FuzzCase>;
@@ -100,7 +112,7 @@ export class FuzzRun {
 
   /** One exchange with a server, within its bound. */
   send(fuzzCase: FuzzCase): Promise<Exchange> {
-    return exchange(fuzzCase.server.origin, fuzzCase.request, fuzzCase.server.boundMs);
+    return exchange(fuzzCase.server.origin, fuzzCase.request, fuzzCase.server.boundMs, fuzzCase.abandonAfterMs);
   }
 
   /** Every server still answers `GET /api/` with 200, and every subprocess still runs. */
