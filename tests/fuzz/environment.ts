@@ -16,7 +16,8 @@ import { raiseRequestHeadLimit, requestHeadLimit } from "../../src/routes/header
 import { startServer } from "../../src/server.ts";
 import { defaultTables, QUERY_DESCRIPTION, startPaidSandbox, TOKEN_KEY, TOKEN_SYMBOL, type PaidSandbox } from "../support/paid-server.ts";
 import { freePort, spawnServe, type ServerProcess } from "../support/serve-process.ts";
-import { SECRET_MARKER, TableReads, type ServerUnderTest } from "./oracle.ts";
+import { SECRET_MARKER, type ServerUnderTest } from "./oracle.ts";
+import { TableReads } from "./table-reads.ts";
 import type { FuzzCatalog } from "./sql-gen.ts";
 
 export interface FuzzServer extends ServerUnderTest {

@@ -6,7 +6,8 @@
  * reading any table but the free one, or the sold metadata of `items`) only with a successful
  * receipt in `_meta["x402/payment-response"]`.
  */
-import { parseJson, type Receipt, type TableReads } from "./oracle.ts";
+import { parseJson, type Receipt } from "./oracle.ts";
+import type { TableReads } from "./table-reads.ts";
 import type { ToolCall } from "./mcp-gen.ts";
 
 const REFUSALS = new Set([400, 404, 409, 429, 503]);

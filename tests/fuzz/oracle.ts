@@ -7,9 +7,9 @@
  * table, JSON-RPC on /mcp); no data of a paid table leaves without a settlement receipt; no body
  * holds the secret kept beside the dashboards.
  */
-import { Database } from "bun:sqlite";
-import { tableFromIPC } from "apache-arrow";
 import { headBytes, type Exchange, type FuzzRequest, type RawResponse } from "./raw-http.ts";
+import { resultProblem } from "./result-format.ts";
+import type { TableReads } from "./table-reads.ts";
 
 /** Written next to the dashboards folder: no response may ever contain it (DESIGN.md §7). */
 export const SECRET_MARKER = "FUZZ-SECRET-7f3a9c1e";
@@ -43,41 +43,6 @@ export interface Receipt {
   payer: string;
   network: string;
   resource: string;
-}
-
-/**
- * Which tables a query reads, by asking SQLite itself (`EXPLAIN` lists the b-trees it opens, views
- * resolved to their tables): the oracle for "no paid data without payment" does not trust the
- * server's own parser.
- */
-export class TableReads {
-  private readonly db: Database;
-  private readonly byRootPage = new Map<number, string>();
-
-  constructor(databasePath: string) {
-    this.db = new Database(databasePath, { readonly: true });
-    for (const row of this.db.query<{ tbl_name: string; rootpage: number }, []>("SELECT tbl_name, rootpage FROM sqlite_schema WHERE rootpage > 0").all()) {
-      this.byRootPage.set(row.rootpage, row.tbl_name);
-    }
-  }
-
-  /** The tables `sql` reads, or null when SQLite cannot prepare it. */
-  of(sql: string): Set<string> | null {
-    try {
-      const program = this.db.query<{ opcode: string; p2: number }, []>(`EXPLAIN ${sql}`).all();
-      const tables = new Set<string>();
-      for (const step of program) {
-        if (step.opcode === "OpenRead") tables.add(this.byRootPage.get(step.p2) ?? `rootpage ${step.p2}`);
-      }
-      return tables;
-    } catch {
-      return null;
-    }
-  }
-
-  close(): void {
-    this.db.close();
-  }
 }
 
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH", "CONNECT"]);
@@ -248,46 +213,6 @@ function checkDelivery(facts: CaseFacts, response: RawResponse, text: string, re
 
 function hasHeader(request: FuzzRequest, name: string): boolean {
   return request.headers.some(([header]) => header.toLowerCase() === name);
-}
-
-/** Why a query result's body is not a well-formed instance of its format (after its content coding), or null. */
-function resultProblem(response: RawResponse): string | null {
-  const type = (response.headers["content-type"] ?? "").split(";")[0]!.trim();
-  const coding = response.headers["content-encoding"];
-  let body: Uint8Array;
-  try {
-    body = coding === "gzip" ? Bun.gunzipSync(response.body as Uint8Array<ArrayBuffer>) : coding === "zstd" ? Bun.zstdDecompressSync(response.body as Uint8Array<ArrayBuffer>) : response.body;
-  } catch (error) {
-    return `a ${coding} body that does not decompress: ${String(error)}`;
-  }
-  if (coding !== undefined && coding !== "gzip" && coding !== "zstd") return `content coding '${coding}', which the README does not offer`;
-  const text = () => new TextDecoder("utf-8", { fatal: true }).decode(body);
-  try {
-    switch (type) {
-      case "application/vnd.apache.arrow.stream": {
-        // The stream's end-of-stream marker (Arrow IPC: continuation 0xFFFFFFFF, then length 0).
-        const end = [...body.subarray(body.length - 8)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-        if (end !== "ffffffff00000000") return "an Arrow stream without its end-of-stream marker";
-        tableFromIPC(body);
-        return null;
-      }
-      case "application/json":
-        return Array.isArray(JSON.parse(text())) ? null : "a JSON result that is not an array of rows";
-      case "application/x-ndjson":
-        for (const line of text().split("\n").slice(0, -1)) JSON.parse(line);
-        return text() === "" || text().endsWith("\n") ? null : "an NDJSON result whose last line does not end in LF";
-      case "text/csv":
-        return text().includes("\r\n") ? null : "a CSV result without its header line";
-      case "application/vnd.apache.parquet": {
-        const magic = (at: number) => new TextDecoder().decode(body.subarray(at, at + 4));
-        return magic(0) === "PAR1" && magic(body.length - 4) === "PAR1" ? null : "a Parquet result without the PAR1 magic at both ends";
-      }
-      default:
-        return `a query result of content type '${type}', which is none of the README's formats`;
-    }
-  } catch (error) {
-    return `a ${type} result that does not parse: ${String(error).slice(0, 200)}`;
-  }
 }
 
 /** The path as the server routes it (dot segments resolved, as Bun does). */
