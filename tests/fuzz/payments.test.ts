@@ -30,6 +30,10 @@ let unfunded: Payer;
 let before: bigint;
 const runs: FuzzRun[] = [];
 const outageKeys = new Set<string>();
+/** Payments that could pay, given up by their client and never answered with their data since. */
+const unanswered = new Set<string>();
+/** Which case sent a payment, by payment key. */
+const paymentCases = new Map<string, string>();
 
 interface PaidTarget {
   label: string;
@@ -76,10 +80,10 @@ async function sign(rng: Random, signer: Payer, target: PaidTarget) {
   return signer.sign({ ...required, accepts: [rng.pick(required.accepts)] });
 }
 
-function paymentKeyOf(payload: any): string {
-  const { network, asset } = payload.accepted;
-  const { from, nonce } = payload.payload.authorization;
-  return [network, asset, from, nonce].join("|").toLowerCase();
+/** The server's key of a payment (network|asset|from|nonce, lower case), or null for a value that has none. */
+function paymentKeyOf(payload: any): string | null {
+  const parts = [payload?.accepted?.network, payload?.accepted?.asset, payload?.payload?.authorization?.from, payload?.payload?.authorization?.nonce];
+  return parts.every((part) => typeof part === "string") ? parts.join("|").toLowerCase() : null;
 }
 
 const receiptOf = (result: Exchange): string | null => {
@@ -90,19 +94,22 @@ const receiptOf = (result: Exchange): string | null => {
 
 /**
  * After the client gave up, it sends the same payment again, as a client that lost the response
- * does (DESIGN.md §6): while the first request still holds the payment the answer is a 402 "in
- * use"; then it is served (settled by the first, or paid now). An intact payment ends in a 200.
+ * does (DESIGN.md §6), waiting while the server is busy (429, 503) or the first request still
+ * holds the payment (402 "in use"); then it is served (settled by the first, or paid now). An
+ * intact payment ends in a 200 on the main server; on the tight one its query may run past the
+ * time limit again, and a payment the first request settled then stays unanswered.
  */
-async function recovered(run: FuzzRun, fuzzCase: FuzzCase, intact: boolean): Promise<string[]> {
+async function recovered(run: FuzzRun, fuzzCase: FuzzCase, intact: boolean, key: string | null): Promise<string[]> {
   const request = fuzzCase.request;
   for (let attempt = 0; ; attempt++) {
-    const again = await exchange(fuzzCase.server.origin, request, fuzzCase.server.boundMs);
+    const again = await unlessBusy(() => exchange(fuzzCase.server.origin, request, fuzzCase.server.boundMs));
     const problems = run.verify(fuzzCase, again).map((problem) => `sent again after giving up: ${problem}`);
     const inUse = again.kind === "response" && again.response.status === 402 && new TextDecoder().decode(again.response.body).includes("being processed");
     if (inUse && attempt < 40) {
       await Bun.sleep(250);
       continue;
     }
+    if (receiptOf(again) === null && fuzzCase.mustRefuse === undefined && key !== null) unanswered.add(key);
     if (problems.length > 0 || !intact) return problems;
     return receiptOf(again) === null ? [`an intact payment sent again after giving up got ${again.kind === "response" ? again.response.status : again.kind}, not the data`] : [];
   }
@@ -119,7 +126,7 @@ afterAll(() => env?.stop());
 test(`altered payments get documented answers and never pay (${COUNT} requests, seed ${settings.seed})`, async () => {
   const run = new FuzzRun("payments", settings, env);
   runs.push(run);
-  await run.run(COUNT, async (rng): Promise<FuzzCase> => {
+  await run.run(COUNT, async (rng, index): Promise<FuzzCase> => {
     const target = rng.weighted(TARGETS.map((t) => [t.weight, t] as const));
     const server = target.server();
     const signer = rng.weighted<"payer" | "unfunded" | "other resource">([
@@ -148,6 +155,8 @@ test(`altered payments get documented answers and never pay (${COUNT} requests, 
       [2, "abandoned"],
     ]);
     fuzzCase.note += `; sent ${mode}`;
+    const key = paymentKeyOf(altered.value);
+    if (key !== null) paymentCases.set(key, `payments case #${index} (${fuzzCase.note})`);
     if (mode === "abandoned") fuzzCase.abandonAfterMs = rng.int(0, 80);
     const intact = signer === "payer" && altered.name === "none (valid)" && headers.length === 1;
     const twin = mode === "twice at once" ? exchange(server.origin, request, server.boundMs) : null;
@@ -164,7 +173,7 @@ test(`altered payments get documented answers and never pay (${COUNT} requests, 
         if (paid !== null && !servedAgain) problems.push(`sent again after settlement ${paid}, it got ${status} without that receipt`);
         return problems;
       }
-      if (mode === "abandoned") return recovered(run, fuzzCase, intact && target.server() === env.main);
+      if (mode === "abandoned") return recovered(run, fuzzCase, intact && target.server() === env.main, paymentKeyOf(altered.value));
       if (mode === "elsewhere" && others.length > 0) {
         const elsewhere = { ...request, target: rng.pick(others).target };
         const settled = receiptOf(first) !== null;
@@ -192,7 +201,7 @@ test(`payments while the facilitator fails get a 500 or a refusal, and go throug
       const endpoint = rng.pick(["verify", "settle"] as const);
       const failure = rng.pick(FAILURES);
       const payload = await sign(rng, payer, target);
-      if (endpoint === "settle") outageKeys.add(paymentKeyOf(payload));
+      if (endpoint === "settle") outageKeys.add(paymentKeyOf(payload)!);
       const request: FuzzRequest = { method: "GET", target: target.target, headers: [["PAYMENT-SIGNATURE", Buffer.from(JSON.stringify(payload)).toString("base64")]] };
       env.sandbox.proxy.setBehaviour({ [endpoint]: failure });
       return {
@@ -222,6 +231,8 @@ test("the payer's balance moved by exactly what was delivered, and the ledgers r
     before,
     receipts: runs.flatMap((run) => run.receipts),
     outageKeys,
+    unanswered,
+    caseOf: (key) => paymentCases.get(key),
     untouched: [{ address: unfunded.address, balance: 0n }],
   });
   if (problems.length > 0) throw new Error(`seed ${settings.seed} (ARROW402_FUZZ_SEED=${settings.seed} bun test tests/fuzz/payments.test.ts):\n${problems.join("\n")}`);
