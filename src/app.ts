@@ -23,6 +23,7 @@ import { dashboardRoutes } from "./routes/dashboards.ts";
 import { discoveryDocument } from "./routes/discovery.ts";
 import { handleQuery } from "./routes/query.ts";
 import { handleTable } from "./routes/table.ts";
+import { invalidHostResponse, ROUTER_OPTIONS } from "./routes/host.ts";
 import { createQueryService } from "./service/query-service.ts";
 import { createTableService } from "./service/table-service.ts";
 import type { QueryValidator } from "./sql/validator.ts";
@@ -66,9 +67,10 @@ export function createApp(deps: AppDeps): App {
     route: (pathname) => routeLabel(pathname, slugs),
     client: clientOf,
   });
-  const routes = new Elysia()
+  const routes = new Elysia(ROUTER_OPTIONS)
     .onRequest(({ request }) => {
       if (request.method === "OPTIONS") return preflightResponse(config.server.corsOrigins, request.headers.get("origin"));
+      return invalidHostResponse(request) ?? undefined;
     })
     // CORS headers go onto the finished response: headers left in Elysia's `set` would make it
     // copy every response into a new one.

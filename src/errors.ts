@@ -7,6 +7,16 @@
 export abstract class Arrow402Error extends Error {
   abstract readonly status: number;
   override name = this.constructor.name;
+
+  /** Messages quote what clients sent (a table name, a tool's argument): §8 wants one readable line. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(oneLine(message), options);
+  }
+}
+
+/** Control characters and line separators escaped as `\uXXXX`, so that client text cannot break a message into lines. */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** 400 text/plain: the request is at fault; the message says what to change. */
