@@ -8,6 +8,10 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     /** Every response body (decoded as UTF-8, as autocannon reads it) must equal this; others count as mismatches. */
     expectBody?: string;
+    /** Like expectBody, as a test (the one usable with `requests`). */
+    verifyBody?: (body: string) => boolean;
+    /** Requests sent in turn on each connection; `setupRequest` may rewrite one before it is sent. */
+    requests?: { setupRequest?: (request: { path: string }) => { path: string } }[];
   }
   interface Histogram {
     average: number;

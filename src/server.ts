@@ -189,7 +189,14 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
   const store = await openPaymentStore(config.ledger);
   const executor = new QueryExecutor(config.database.sqlite, config.limits, options.workers);
   const events = new EventBus();
-  const metrics = createMetrics({ version: VERSION, inFlight, splitScans: () => executor.stats.splitScans, spillBytes: () => executor.spillBytes });
+  const metrics = createMetrics({
+    version: VERSION,
+    inFlight,
+    splitScans: () => executor.stats.splitScans,
+    spillBytes: () => executor.spillBytes,
+    resultCacheHits: () => executor.stats.resultCacheHits,
+    resultCacheBytes: () => executor.resultCacheBytes,
+  });
   events.subscribe(metrics.observe);
   let closed: Promise<void> | null = null;
   return {

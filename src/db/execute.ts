@@ -17,6 +17,7 @@ import { LaneClassifier } from "./lanes.ts";
 import type { SendingOptions } from "./outgoing.ts";
 import { SpillBudget } from "./spill.ts";
 import { InlineReader } from "./inline.ts";
+import { ResultCache } from "./result-cache.ts";
 import { StripedScan, StripePlanner } from "./striped.ts";
 import { WorkerPool, type WorkerSlot } from "./pool.ts";
 import { BATCH_ROWS, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from "./protocol.ts";
@@ -53,8 +54,12 @@ export class QueryExecutor {
   private readonly counts: CountCache;
   private readonly sending: SendingOptions;
   private readonly lanes: LaneClassifier;
-  /** Whole-table scans read by two workers at once (striped.ts), for operators and tests. */
-  readonly stats = { splitScans: 0 };
+  private readonly results = new ResultCache();
+  /**
+   * For operators and tests: whole-table scans read by two workers at once (striped.ts), and
+   * results answered from the result cache (result-cache.ts).
+   */
+  readonly stats = { splitScans: 0, resultCacheHits: 0 };
 
   constructor(
     dbPath: string,
@@ -77,6 +82,11 @@ export class QueryExecutor {
     });
   }
 
+  /** Bytes of small results kept to answer repeated queries (result-cache.ts), for operators. */
+  get resultCacheBytes(): number {
+    return this.results.bytes;
+  }
+
   /** Bytes of stalled readers' responses waiting in spill files (outgoing.ts), for operators. */
   get spillBytes(): number {
     return this.sending.budget.usedBytes;
@@ -94,9 +104,17 @@ export class QueryExecutor {
     return this.inline.eligible(query);
   }
 
+  /** The result cache's answer for this query, if it has one at this data version. */
+  private kept(query: ValidatedQuery, format: OutputFormat, version: bigint | null): QueryResult | null {
+    const result = this.results.get(query, format, version);
+    if (result !== null) this.stats.resultCacheHits++;
+    return result;
+  }
+
   /** A small read done on this thread (see inline.ts), or null for the worker pool. */
-  private readInline(query: ValidatedQuery, format: OutputFormat) {
-    return this.inline.worthTrying(query) ? this.inline.read(query, format) : null;
+  private readInline(query: ValidatedQuery, format: OutputFormat): QueryResult | null {
+    const small = this.inline.worthTrying(query) ? this.inline.read(query, format) : null;
+    return small === null ? null : { complete: small.chunks, rows: small.rows };
   }
 
   /**
@@ -137,9 +155,9 @@ export class QueryExecutor {
 
   /** Streams the result. Resolves when the first rows are ready (FIRST_RESPONSE_ROWS); rejects on early failure. */
   async stream(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): Promise<QueryResult> {
-    const small = this.readInline(query, format);
-    if (small) return { complete: small.chunks, rows: small.rows };
-    return this.start(query, true, format);
+    const version = this.inline.dataVersion();
+    const result = this.kept(query, format, version) ?? this.readInline(query, format) ?? (await this.start(query, true, format));
+    return "complete" in result ? this.results.put(query, format, version, result) : result;
   }
 
   /**
@@ -147,20 +165,15 @@ export class QueryExecutor {
    * sent before the end, so a result over max_rows needs no count first: the scan finds it.
    */
   async collect(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): Promise<BufferedResult> {
-    const small = this.readInline(query, format);
-    if (small) return { chunks: small.chunks, rows: small.rows, bytes: small.chunks.reduce((sum, c) => sum + c.byteLength, 0) };
-    const result = await this.start(query, false, format);
-    let chunks: Uint8Array[];
-    let rows: number;
-    if ("complete" in result) {
-      ({ complete: chunks, rows } = result);
-    } else {
-      chunks = [];
+    const version = this.inline.dataVersion();
+    let result = this.kept(query, format, version) ?? this.readInline(query, format) ?? (await this.start(query, false, format));
+    if (!("complete" in result)) {
+      const chunks: Uint8Array[] = [];
       for await (const chunk of result.body) chunks.push(chunk);
-      rows = rowsOfBody(result.body) ?? 0;
+      result = { complete: chunks, rows: rowsOfBody(result.body) ?? 0 };
     }
-    const bytes = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-    return { chunks, rows, bytes };
+    const { complete: chunks, rows } = this.results.put(query, format, version, result);
+    return { chunks, rows, bytes: chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0) };
   }
 
   private async start(query: ValidatedQuery, countFirst: boolean, format: OutputFormat): Promise<QueryResult> {

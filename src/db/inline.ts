@@ -30,6 +30,7 @@ import { BadRequestError, ServerError } from "../errors.ts";
 import { CONTINUE_FUNCTION } from "../sql/guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
 import { encoderColumns } from "./protocol.ts";
+import { LruCache } from "../sql/cache.ts";
 import { sqliteErrorReply, tooManyRowsMessage } from "./sqlite-errors.ts";
 
 /** The most rows an inline read may touch (LIMIT + OFFSET). */
@@ -55,10 +56,13 @@ export interface InlineResult {
 export class InlineReader {
   private readonly db: Database;
   private readonly encoders = new WeakMap<ValidatedQuery, StreamEncoder>();
+  /** Encoders by output columns: new texts with the columns of earlier ones reuse their schema. */
+  private readonly encodersByColumns = new LruCache<string, StreamEncoder>(256);
   /** Budgeted tries and overruns of each query (see `worthTrying`). */
   private readonly tries = new WeakMap<ValidatedQuery, { runs: number; overruns: number }>();
   /** Guarded statements by SQL, prepared once (an aborted one is finalized and prepared anew). */
   private readonly statements = new Map<string, Statement>();
+  private readonly versionStatement: Statement;
   private snapshotEnd: ReturnType<typeof setTimeout> | null = null;
   /** The guard's deadline (performance.now()); it aborts the statement past it. */
   private deadline = Number.POSITIVE_INFINITY;
@@ -70,6 +74,7 @@ export class InlineReader {
   ) {
     // Exact integers, as in the workers (ARCHITECTURE.md §5).
     this.db = openReadOnly(dbPath, { safeIntegers: true });
+    this.versionStatement = this.db.prepare("PRAGMA data_version");
     // Called for every row the WHERE examines: the clock is read every CLOCK_EVERY calls only.
     let calls = 0;
     this.db.function(CONTINUE_FUNCTION, { deterministic: false }, () => {
@@ -110,6 +115,21 @@ export class InlineReader {
     } catch (error) {
       if (error instanceof ValueDoesNotFit) return null;
       throw error;
+    }
+  }
+
+  /**
+   * SQLite's data version as small reads see it (result-cache.ts): read in the shared read
+   * transaction, so it names the data the next small read returns. Null when a writer holds the file.
+   */
+  dataVersion(): bigint | null {
+    try {
+      this.openSnapshot();
+      return this.versionStatement.values()[0]![0] as bigint;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      this.closeSnapshot();
+      return null;
     }
   }
 
@@ -200,11 +220,17 @@ export class InlineReader {
     this.db.run("COMMIT");
   }
 
-  /** The encoder of a query, kept while its validation is cached. */
+  /** The encoder of a query, kept while its validation is cached (and shared by queries with its columns). */
   private encoderFor(query: ValidatedQuery): StreamEncoder {
     let encoder = this.encoders.get(query);
     if (!encoder) {
-      encoder = createStreamEncoder(encoderColumns(query));
+      const columns = encoderColumns(query);
+      const key = JSON.stringify(columns);
+      encoder = this.encodersByColumns.get(key);
+      if (encoder === undefined) {
+        encoder = createStreamEncoder(columns);
+        this.encodersByColumns.set(key, encoder);
+      }
       this.encoders.set(query, encoder);
     }
     return encoder;
@@ -213,6 +239,7 @@ export class InlineReader {
   close(): void {
     this.closeSnapshot();
     for (const sql of [...this.statements.keys()]) this.forget(sql);
+    this.versionStatement.finalize();
     this.db.close();
   }
 }

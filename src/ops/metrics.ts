@@ -19,6 +19,9 @@ export interface MetricsSources {
   splitScans?: () => number;
   /** Bytes of stalled readers' responses waiting in spill files (db/spill.ts). */
   spillBytes?: () => number;
+  /** Queries answered from the result cache, and the bytes it holds (db/result-cache.ts). */
+  resultCacheHits?: () => number;
+  resultCacheBytes?: () => number;
 }
 
 export interface Metrics {
@@ -60,6 +63,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
   if (sources.inFlight) registry.add(new Gauge("arrow402_http_requests_in_flight", "Requests being handled or still sending their body.", sources.inFlight));
   if (sources.splitScans) registry.add(new Gauge("arrow402_split_scans_total", "Whole-table exports read by two workers at once.", sources.splitScans, "counter"));
   if (sources.spillBytes) registry.add(new Gauge("arrow402_spill_bytes", "Bytes of stalled readers' responses waiting in spill files.", sources.spillBytes));
+  if (sources.resultCacheHits) registry.add(new Gauge("arrow402_result_cache_hits_total", "Queries answered with the bytes of an earlier answer (same query, format and data).", sources.resultCacheHits, "counter"));
+  if (sources.resultCacheBytes) registry.add(new Gauge("arrow402_result_cache_bytes", "Bytes of small results kept to answer repeated queries.", sources.resultCacheBytes));
   registry.add(new Gauge("process_resident_memory_bytes", "Resident memory size in bytes.", () => process.memoryUsage.rss()));
 
   function observe(event: OpsEvent): void {

@@ -12,7 +12,7 @@
  * - COLLATE is refused; lower()/upper() cover case-insensitive comparison.
  * - Unary `+` is accepted alongside `-` and NOT.
  */
-import type { FromClause, LimitClause, Node, OrderByClause, SelectClause, WhereClause } from "sql-parser-cst";
+import type { FromClause, LimitClause, Node, OrderByClause, SelectClause, SelectStmt, WhereClause } from "sql-parser-cst";
 import type { Catalog, TableInfo } from "../catalog.ts";
 import { ALLOWED_NODES } from "./allowlist.ts";
 import { checkExpression } from "./expression.ts";
@@ -37,7 +37,11 @@ interface Clauses {
 
 /** Validates one Simplified SQL query; throws BadRequestError with a one-line reason otherwise. */
 export function validateQuery(sql: string, catalog: Catalog, limits: { maxQueryBytes: number }): ValidatedQuery {
-  const statement = parseSelect(sql, limits.maxQueryBytes);
+  return validateStatement(parseSelect(sql, limits.maxQueryBytes), sql, catalog);
+}
+
+/** Validates the parsed statement of `sql` (from parse.ts, or built from a template: templates.ts). */
+export function validateStatement(statement: SelectStmt, sql: string, catalog: Catalog): ValidatedQuery {
   const clauses = collectClauses(statement.clauses, sql);
   if (!clauses.select) refuse("SELECT is required: SELECT columns FROM table");
   if (!clauses.from) refuse("FROM is required: SELECT columns FROM table");

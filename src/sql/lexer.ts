@@ -13,6 +13,8 @@ export interface Token {
   /** Upper-cased for words; the character(s) for punctuation; empty for the rest (not needed). */
   text: string;
   start: number;
+  /** The index after the token's last character. */
+  end: number;
 }
 
 const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
@@ -45,23 +47,23 @@ export function tokenize(sql: string): Token[] {
       i = end + 2;
     } else if (ch === "'" || ch === '"' || ch === "`") {
       i = skipQuoted(sql, i, ch);
-      tokens.push({ kind: ch === "'" ? "string" : "quoted", text: "", start });
+      tokens.push({ kind: ch === "'" ? "string" : "quoted", text: "", start, end: i });
     } else if (ch === "[") {
       const end = sql.indexOf("]", i);
       if (end === -1) refuse(`Unterminated [identifier] starting at character ${start + 1}`);
       i = end + 1;
-      tokens.push({ kind: "quoted", text: "", start });
+      tokens.push({ kind: "quoted", text: "", start, end: i });
     } else if ((ch === "x" || ch === "X") && sql[i + 1] === "'") {
       i = skipQuoted(sql, i + 1, "'");
-      tokens.push({ kind: "string", text: "", start });
+      tokens.push({ kind: "string", text: "", start, end: i });
     } else if (isLetter(code)) {
       i++;
       while (i < n && isWordPart(sql.charCodeAt(i))) i++;
-      tokens.push({ kind: "word", text: sql.slice(start, i).toUpperCase(), start });
+      tokens.push({ kind: "word", text: sql.slice(start, i).toUpperCase(), start, end: i });
     } else if (isDigit(code) || (ch === "." && isDigit(sql.charCodeAt(i + 1)))) {
       i++;
       while (i < n && isNumberPart(sql.charCodeAt(i))) i++;
-      tokens.push({ kind: "number", text: "", start });
+      tokens.push({ kind: "number", text: "", start, end: i });
     } else if (ch === "#") {
       // sql-parser-cst reads `#` to end of line as a comment; SQLite does not (`#x` is a parameter
       // there), so `SELECT #x⏎ col FROM t` would be validated as one query and run as another.
@@ -70,7 +72,7 @@ export function tokenize(sql: string): Token[] {
       const pair = sql.slice(i, i + 2);
       const text = PAIRS.has(pair) ? pair : ch;
       i += text.length;
-      tokens.push({ kind: "punct", text, start });
+      tokens.push({ kind: "punct", text, start, end: i });
     }
   }
   return tokens;

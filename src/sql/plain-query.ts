@@ -5,6 +5,7 @@
  * encoder compare and read those).
  */
 import type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
+import type { SelectStmt } from "sql-parser-cst";
 import type { ValidatedQuery } from "./validated.ts";
 
 /** What validation reads of a table; prices and descriptions stay on the HTTP thread. */
@@ -24,7 +25,8 @@ export type ToValidator = { type: "init"; tables: TableShape[]; maxQueryBytes: n
 
 export type FromValidator =
   | { type: "ready" }
-  | { type: "valid"; id: number; query: PlainQuery }
+  /** `statement`: the parsed statement, kept as the template of the text's shape (templates.ts). */
+  | { type: "valid"; id: number; query: PlainQuery; statement: SelectStmt }
   /** `refused`: a 400 with this message; otherwise the validator failed unexpectedly. */
   | { type: "invalid"; id: number; refused: boolean; message: string };
 

@@ -21,7 +21,8 @@ import { LIMITS } from "./allowlist.ts";
 import { tokenize, type Token } from "./lexer.ts";
 import { REJECTED_CONSTRUCTS, refuse, TOO_DEEP } from "./refusals.ts";
 
-export function precheckQuery(sql: string, maxQueryBytes: number): void {
+/** Refuses a text that could make validation slow; returns its tokens (lexer.ts). */
+export function precheckQuery(sql: string, maxQueryBytes: number): Token[] {
   const bytes = Buffer.byteLength(sql, "utf8");
   if (bytes > maxQueryBytes) {
     refuse(`Query is ${bytes} bytes; the server's limit (max_query_bytes) is ${maxQueryBytes} bytes: shorten the query`);
@@ -34,6 +35,7 @@ export function precheckQuery(sql: string, maxQueryBytes: number): void {
   checkSeparators(tokens);
   checkParentheses(tokens);
   checkParserRework(tokens);
+  return tokens;
 }
 
 const isPunct = (token: Token | undefined, text: string) => token?.kind === "punct" && token.text === text;

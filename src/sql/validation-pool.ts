@@ -5,7 +5,14 @@
  * a worker within the wait limit, or finds the waiting line full, is turned away (503).
  */
 import { BadRequestError, ServerBusyError, ServerError } from "../errors.ts";
+import type { SelectStmt } from "sql-parser-cst";
 import type { FromValidator, PlainQuery, TableShape, ToValidator } from "./plain-query.ts";
+
+/** A worker's answer for a valid text: the query, and the statement it parsed. */
+export interface WorkerValidation {
+  query: PlainQuery;
+  statement: SelectStmt;
+}
 
 /** In the compiled executable the worker is an extra entrypoint (see `bun run build`), as in db/pool.ts. */
 const WORKER_URL = import.meta.url.startsWith("file:///$bunfs/")
@@ -28,7 +35,7 @@ type BunWorker = Worker & { ref(): void; unref(): void };
 interface Job {
   id: number;
   sql: string;
-  resolve(query: PlainQuery): void;
+  resolve(validated: WorkerValidation): void;
   reject(error: Error): void;
   waitTimer?: ReturnType<typeof setTimeout>;
 }
@@ -60,7 +67,7 @@ export class ValidationPool {
     for (let i = 0; i < options.workers; i++) this.spawn();
   }
 
-  validate(sql: string): Promise<PlainQuery> {
+  validate(sql: string): Promise<WorkerValidation> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(stopped());
       const job: Job = { id: this.nextId++, sql, resolve, reject };
@@ -121,7 +128,7 @@ export class ValidationPool {
     slot.job = null;
     slot.worker.unref();
     if (message.type === "valid") {
-      job.resolve(message.query);
+      job.resolve({ query: message.query, statement: message.statement });
     } else if (message.refused) {
       job.reject(new BadRequestError(message.message));
     } else {

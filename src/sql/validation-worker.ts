@@ -5,7 +5,8 @@
  */
 import { BadRequestError } from "../errors.ts";
 import type { Catalog } from "../catalog.ts";
-import { validateQuery } from "./dialect.ts";
+import { validateStatement } from "./dialect.ts";
+import { parseSelect } from "./parse.ts";
 import { shapeCatalog, toPlain, type FromValidator, type ToValidator } from "./plain-query.ts";
 
 declare const self: Worker;
@@ -24,8 +25,9 @@ self.onmessage = (event: MessageEvent<ToValidator>) => {
     return;
   }
   try {
-    const query = validateQuery(message.sql, catalog, { maxQueryBytes });
-    send({ type: "valid", id: message.id, query: toPlain(query, catalog) });
+    const statement = parseSelect(message.sql, maxQueryBytes);
+    const query = validateStatement(statement, message.sql, catalog);
+    send({ type: "valid", id: message.id, query: toPlain(query, catalog), statement });
   } catch (error) {
     const refused = error instanceof BadRequestError;
     send({ type: "invalid", id: message.id, refused, message: error instanceof Error ? error.message : String(error) });

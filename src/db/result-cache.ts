@@ -1,0 +1,101 @@
+/**
+ * Small results by query text, format and data version (ARCHITECTURE.md §11 "Hostile clients"):
+ * a query sent again while the data is unchanged is answered with the bytes it was answered with,
+ * without reading the file or encoding again. Agents repeat queries (retries, polling, several
+ * steps asking the same question); a client repeating one query costs little more than the HTTP
+ * exchange.
+ *
+ * The version is SQLite's `PRAGMA data_version` on the small reads' connection (inline.ts), read
+ * in its shared read transaction: it changes whenever another connection has committed to the
+ * file, so a cached result is never older than what a small read would return (at most
+ * SNAPSHOT_MS behind the file). A result read by a worker is stored under the version read before
+ * it started; it can only be newer than that version's data, and once a commit has happened no
+ * later read of the version matches it.
+ *
+ * An entry also names the validated query it answers: a reload that changes a table validates the
+ * text anew, so the old bytes (other columns, other types) no longer match.
+ */
+import type { OutputFormat } from "../formats/registry.ts";
+import type { ValidatedQuery } from "../sql/dialect.ts";
+
+/** Results up to this size are kept (the small queries buyers repeat). */
+export const RESULT_CACHE_ENTRY_BYTES = 64 * 1024;
+/** All kept results together stay within this; the least recently used go first. */
+export const RESULT_CACHE_BYTES = 16 * 1024 ** 2;
+
+export interface CachedResult {
+  complete: Uint8Array[];
+  rows: number;
+}
+
+interface Entry {
+  query: ValidatedQuery;
+  version: bigint;
+  bytes: Uint8Array;
+  rows: number;
+}
+
+export class ResultCache {
+  private readonly entries = new Map<string, Entry>();
+  private usedBytes = 0;
+
+  constructor(
+    private readonly maxBytes = RESULT_CACHE_BYTES,
+    private readonly maxEntryBytes = RESULT_CACHE_ENTRY_BYTES,
+  ) {}
+
+  /** The result kept for this query and format at `version`, or null. */
+  get(query: ValidatedQuery, format: OutputFormat, version: bigint | null): CachedResult | null {
+    if (version === null) return null;
+    const key = keyOf(query, format);
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.version !== version || entry.query !== query) return null;
+    // Map keeps insertion order: re-inserting marks it most recently used.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return { complete: [entry.bytes], rows: entry.rows };
+  }
+
+  /**
+   * Keeps a complete result read at `version` (if small enough) and returns it as one buffer, so
+   * this response and later ones send the same bytes.
+   */
+  put(query: ValidatedQuery, format: OutputFormat, version: bigint | null, result: CachedResult): CachedResult {
+    if (version === null) return result;
+    const size = result.complete.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+    if (size > this.maxEntryBytes) return result;
+    const bytes = result.complete.length === 1 ? result.complete[0]! : joined(result.complete, size);
+    const key = keyOf(query, format);
+    this.drop(key);
+    this.entries.set(key, { query, version, bytes, rows: result.rows });
+    this.usedBytes += bytes.byteLength;
+    while (this.usedBytes > this.maxBytes) this.drop(this.entries.keys().next().value!);
+    return { complete: [bytes], rows: result.rows };
+  }
+
+  /** Bytes held, for operators and tests. */
+  get bytes(): number {
+    return this.usedBytes;
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.usedBytes -= entry.bytes.byteLength;
+  }
+}
+
+function keyOf(query: ValidatedQuery, format: OutputFormat): string {
+  return `${format.name}\n${query.sql}`;
+}
+
+function joined(chunks: Uint8Array[], size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}

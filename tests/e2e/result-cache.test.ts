@@ -1,0 +1,100 @@
+/**
+ * Repeated queries are answered with the bytes of their earlier answer while the data is unchanged
+ * (db/result-cache.ts), through a real server: every commit to the file is still seen (rollback
+ * journal and WAL), results read by a worker are kept too, each format has its own bytes, and a
+ * result over 64 KiB is read anew every time. Hits are read from `/metrics`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { tableFromIPC } from "apache-arrow";
+import { join } from "node:path";
+import { SNAPSHOT_MS } from "../../src/db/inline.ts";
+import { RESULT_CACHE_ENTRY_BYTES } from "../../src/db/result-cache.ts";
+import { startServer, type RunningServer } from "../../src/server.ts";
+import { scrape } from "../ops/support.ts";
+import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+
+const queryUrl = (server: RunningServer, sql: string, format?: string) =>
+  `${server.url}/api/query?query=${encodeURIComponent(sql)}${format === undefined ? "" : `&format=${format}`}`;
+
+async function answer(server: RunningServer, sql: string, format?: string): Promise<Uint8Array> {
+  const response = await fetch(queryUrl(server, sql, format), { headers: { "accept-encoding": "identity" } });
+  expect(response.status).toBe(200);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+const ids = (bytes: Uint8Array) => Array.from(tableFromIPC(bytes).getChild("id")!.toArray() as BigInt64Array, Number);
+const hits = async (server: RunningServer) => (await scrape(server.url)).value("arrow402_result_cache_hits_total", {}) ?? Number.NaN;
+
+/** A server over a fresh copy of the types fixture, in the given journal mode, and a writer on the same file. */
+async function serverOver(journal: "delete" | "wal"): Promise<{ server: RunningServer; writer: Database }> {
+  const dir = tempDir();
+  const path = join(dir, "types.sqlite");
+  createTypesDatabase(path);
+  const writer = new Database(path);
+  writer.run(`PRAGMA journal_mode = ${journal}`);
+  writer.run("CREATE TABLE wide (id INTEGER PRIMARY KEY, text TEXT)");
+  // 100 rows of 1,000 characters: ~100 KB of Arrow, over the size a result is kept at.
+  writer.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) INSERT INTO wide SELECT i, printf('%.*c', 1000, 'x') FROM n");
+  const server = await startServer(
+    typesConfig(dir, { server: { bind: "127.0.0.1:0", metrics: true }, tables: [{ name: "kinds" }, { name: "wide" }] }),
+    { workers: 2 },
+  );
+  return { server, writer };
+}
+
+describe.each(["delete", "wal"] as const)("repeated queries, %s journal", (journal) => {
+  let server: RunningServer;
+  let writer: Database;
+  beforeAll(async () => ({ server, writer } = await serverOver(journal)));
+  afterAll(async () => {
+    writer.close();
+    await server.stop();
+  });
+
+  /** Commits once the server's shared read snapshot (if any) has ended (the writer shares this thread). */
+  async function write(sql: string): Promise<void> {
+    await Bun.sleep(SNAPSHOT_MS * 10);
+    writer.run(sql);
+    await Bun.sleep(SNAPSHOT_MS * 10);
+  }
+
+  test.each([
+    ["a small read on the HTTP thread", "SELECT id, label FROM kinds WHERE id >= 1"],
+    ["a read on a worker", "SELECT id, label FROM kinds ORDER BY label DESC"],
+  ])("%s is answered again from the cache, and again from the file after each commit", async (_name, sql) => {
+    const first = await answer(server, sql);
+    const before = await hits(server);
+    expect(await answer(server, sql)).toEqual(first);
+    expect(await answer(server, sql)).toEqual(first);
+    expect(await hits(server)).toBe(before + 2);
+    for (const id of [100, 101]) {
+      await write(`INSERT INTO kinds (id, label) VALUES (${id}, 'new ${id}')`);
+      const afterCommit = await hits(server);
+      expect(ids(await answer(server, sql))).toContain(id);
+      expect(await hits(server)).toBe(afterCommit);
+    }
+    await write("DELETE FROM kinds WHERE id >= 100");
+    expect(ids(await answer(server, sql))).not.toContain(100);
+  });
+
+  test("each format keeps its own bytes", async () => {
+    const sql = "SELECT id, label FROM kinds WHERE id <= 3";
+    const arrow = await answer(server, sql);
+    const csv = new TextDecoder().decode(await answer(server, sql, "csv"));
+    expect(csv.split(/\r?\n/)[0]).toBe("id,label");
+    const before = await hits(server);
+    expect(new TextDecoder().decode(await answer(server, sql, "csv"))).toBe(csv);
+    expect(await answer(server, sql)).toEqual(arrow);
+    expect(await hits(server)).toBe(before + 2);
+  });
+
+  test("a result over 64 KiB is read anew every time", async () => {
+    const sql = "SELECT id, text FROM wide WHERE id <= 100";
+    const first = await answer(server, sql);
+    expect(first.byteLength).toBeGreaterThan(RESULT_CACHE_ENTRY_BYTES);
+    const before = await hits(server);
+    expect(await answer(server, sql)).toEqual(first);
+    expect(await hits(server)).toBe(before);
+  });
+});
