@@ -53,13 +53,22 @@ export interface InlineResult {
   rows: number;
 }
 
+interface Tries {
+  runs: number;
+  overruns: number;
+  /** Its count (a per_row quote) overran. */
+  countOverran: boolean;
+}
+
 export class InlineReader {
   private readonly db: Database;
   private readonly encoders = new WeakMap<ValidatedQuery, StreamEncoder>();
   /** Encoders by output columns: new texts with the columns of earlier ones reuse their schema. */
   private readonly encodersByColumns = new LruCache<string, StreamEncoder>(256);
   /** Budgeted tries and overruns of each query (see `worthTrying`). */
-  private readonly tries = new WeakMap<ValidatedQuery, { runs: number; overruns: number }>();
+  private readonly tries = new WeakMap<ValidatedQuery, Tries>();
+  /** Budgeted runs (queries with a WHERE tried here) and those that overran, since start. */
+  readonly stats = { budgetedRuns: 0, overruns: 0 };
   /** Guarded statements by SQL, prepared once (an aborted one is finalized and prepared anew). */
   private readonly statements = new Map<string, Statement>();
   private readonly versionStatement: Statement;
@@ -143,6 +152,9 @@ export class InlineReader {
   private rowsOf(query: ValidatedQuery, sql?: string): unknown[][] | null {
     const budgeted = !this.eligible(query);
     if (budgeted && !this.worthTrying(query)) return null;
+    // Reading examines at least the rows counting does: a read after an overrun count would
+    // overrun too, and a per_row purchase would read part of the table a third time.
+    if (budgeted && sql === undefined && this.tries.get(query)?.countOverran) return null;
     let stmt: Statement;
     try {
       // Preparing reads the schema, which needs the file's shared lock: a writer may hold it.
@@ -156,12 +168,17 @@ export class InlineReader {
     this.overBudget = false;
     this.deadline = budgeted ? performance.now() + INLINE_BUDGET_MS : Number.POSITIVE_INFINITY;
     const tries = budgeted ? this.triesOf(query) : null;
-    if (tries !== null) tries.runs++;
+    if (tries !== null) {
+      tries.runs++;
+      this.stats.budgetedRuns++;
+    }
     try {
       return stmt.values();
     } catch (error) {
       if (this.overBudget) {
         tries!.overruns++;
+        this.stats.overruns++;
+        if (sql !== undefined) tries!.countOverran = true;
         this.forget(sql ?? query.runSql);
         return null;
       }
@@ -181,10 +198,10 @@ export class InlineReader {
     return reply.status === 400 ? new BadRequestError(reply.message) : new ServerError(reply.message);
   }
 
-  private triesOf(query: ValidatedQuery): { runs: number; overruns: number } {
+  private triesOf(query: ValidatedQuery): Tries {
     let tries = this.tries.get(query);
     if (tries === undefined) {
-      tries = { runs: 0, overruns: 0 };
+      tries = { runs: 0, overruns: 0, countOverran: false };
       this.tries.set(query, tries);
     }
     return tries;

@@ -25,8 +25,11 @@ beforeAll(() => {
   db.run("CREATE VIEW item_names AS SELECT id, name AS title FROM items");
   db.run("CREATE VIEW named_kinds AS SELECT * FROM kinds");
   db.run("CREATE VIEW view_of_view AS SELECT id FROM item_names");
+  // Too many rows to count within the inline budget.
+  db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, n INTEGER)");
+  db.run("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 300000) INSERT INTO big SELECT i, i % 997 FROM s");
   db.close();
-  const tables = ["kinds", "items", "cheap_items", "broken", "item_names", "named_kinds", "view_of_view"];
+  const tables = ["kinds", "items", "cheap_items", "broken", "item_names", "named_kinds", "view_of_view", "big"];
   const config = typesConfig(dir, { tables: tables.map((name) => ({ name, description: name })) });
   const catalogDb = openReadOnly(path);
   const catalog: Catalog = readCatalog(catalogDb, config.tables).catalog;
@@ -72,4 +75,19 @@ test("an inline read of a column-picking view is exactly what SQLite holds", () 
 
 test("a value that does not fit is left to the workers, which name its rowid", () => {
   expect(reader.read(validate("SELECT * FROM broken LIMIT 5"))).toBeNull();
+});
+
+test("a query whose count overran its budget is read by a worker without trying here again", () => {
+  // A per_row quote counts first; the paid read that follows examines at least the same rows.
+  const query = validate("SELECT id, n FROM big WHERE n >= 0");
+  const before = { ...reader.stats };
+  expect(reader.count(query)).toBeNull();
+  expect(reader.stats).toEqual({ budgetedRuns: before.budgetedRuns + 1, overruns: before.overruns + 1 });
+  expect(reader.read(query)).toBeNull();
+  expect(reader.count(query)).toBeNull();
+  // The read was not tried; the count is tried again (an overrun may come from a pause of this thread).
+  expect(reader.stats).toEqual({ budgetedRuns: before.budgetedRuns + 2, overruns: before.overruns + 2 });
+  // Another query (text) of the same table is still tried.
+  expect(reader.read(validate("SELECT id, n FROM big WHERE id <= 3 AND n >= 0"))!.rows).toBe(3);
+  expect(reader.stats.budgetedRuns).toBe(before.budgetedRuns + 3);
 });
