@@ -62,13 +62,4 @@ export function decodedColumn(table: Table, c: number): unknown[] {
 }
 
 /** A small seeded generator (mulberry32), so a failing property case can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { mulberry32 as seededRandom } from "../support/random.ts";

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { countSql, validateQuery } from "../../src/sql/dialect.ts";
 import { CONTINUE_FUNCTION } from "../../src/sql/guard.ts";
 import { makeFixture, type Fixture } from "./fixture.ts";
+import { mulberry32 as random } from "../support/random.ts";
 
 let fixture: Fixture;
 beforeAll(() => {
@@ -160,15 +161,6 @@ describe("accepted queries", () => {
   });
 });
 
-/** A small deterministic generator (mulberry32), so that the corpus is the same on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Queries built from pieces the parser and SQLite might read differently: odd literals and

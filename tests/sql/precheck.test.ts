@@ -9,6 +9,7 @@ import { parse } from "sql-parser-cst";
 import { BadRequestError } from "../../src/errors.ts";
 import { LIMITS } from "../../src/sql/allowlist.ts";
 import { precheckQuery } from "../../src/sql/precheck.ts";
+import { mulberry32 as random } from "../support/random.ts";
 
 const W = "SELECT id FROM swaps WHERE ";
 const nest = (open: string, inner: string, close: string, n: number) => W + open.repeat(n) + inner + close.repeat(n);
@@ -97,15 +98,6 @@ describe("passed to the parser", () => {
   });
 });
 
-/** A small deterministic generator (mulberry32), so that the corpus is the same on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Wrappers that nest, among them every construct the parser reads more than once. */
 const WRAPPERS: [string, string][] = [

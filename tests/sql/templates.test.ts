@@ -10,6 +10,7 @@ import { parseSelect } from "../../src/sql/parse.ts";
 import { precheckQuery } from "../../src/sql/precheck.ts";
 import { MAX_TEMPLATE_TOKENS, shapeOf, StatementTemplates } from "../../src/sql/templates.ts";
 import { makeFixture, type Fixture } from "./fixture.ts";
+import { mulberry32 as random } from "../support/random.ts";
 
 let fixture: Fixture;
 beforeAll(() => {
@@ -49,15 +50,6 @@ const NUMBERS = ["0", "1", "7", "10", "42", "1000001", "3.5", "0.001", "92233720
 const STRINGS = ["''", "'x'", "'it''s'", "''''", "'ETH/USDC'", "'%USD%'", "'é ✓ 中'", "'a\nb'", "'-- not a comment'", "'/* nor this */'", "'); DROP TABLE swaps; --'", `'${"z".repeat(3000)}'`];
 const GAPS = [" ", "  ", "\n", "\t", "\r\n  "];
 
-/** mulberry32: the same variants on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `sql` with each plain number and '…' string replaced, and each gap between tokens rewritten. */
 function variant(sql: string, next: () => number): string {
