@@ -4,7 +4,7 @@ pragma solidity ^0.8.20;
 /// @title TestUSDC — a test ERC-20 with EIP-3009 for the local paid sandbox.
 /// @notice Behaves like USDC (FiatToken v2.2) for everything the x402 `exact` EVM facilitator
 /// touches: `transferWithAuthorization` in both the (v, r, s) and the `bytes signature`
-/// overloads, `receiveWithAuthorization`, `authorizationState`, `name`, `version`,
+/// overloads, `receiveWithAuthorization`, `cancelAuthorization`, `authorizationState`, `name`, `version`,
 /// `balanceOf`, the `Transfer` event. Revert messages use USDC's wording so that the
 /// facilitator's error classification (expired, used, balance, signature) applies unchanged.
 /// Only the owner can mint. Never deploy this anywhere that holds value.
@@ -28,6 +28,7 @@ contract TestUSDC {
     bytes32 public constant RECEIVE_WITH_AUTHORIZATION_TYPEHASH = keccak256(
         "ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
     );
+    bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH = keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
     /// @dev Upper bound of the lower half of secp256k1's order: larger `s` values are the
     /// malleable twin of a valid signature and are refused (as OpenZeppelin's ECDSA does).
     uint256 private constant _HALF_ORDER = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
@@ -35,6 +36,7 @@ contract TestUSDC {
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
+    event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
 
     constructor(string memory tokenName) {
         _name = tokenName;
@@ -161,6 +163,16 @@ contract TestUSDC {
         require(to == msg.sender, "FiatTokenV2: caller must be the payee");
         _useAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
         _transfer(from, to, value);
+    }
+
+    /// @dev EIP-3009: the authorizer gives up an unused nonce; it can never be used afterwards.
+    function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
+        require(!_authorizationStates[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
+        bytes32 structHash = keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce));
+        bytes32 digest = keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
+        require(_recover(digest, v, r, s) == authorizer, "FiatTokenV2: invalid signature");
+        _authorizationStates[authorizer][nonce] = true;
+        emit AuthorizationCanceled(authorizer, nonce);
     }
 
     // ---- internals ----

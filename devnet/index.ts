@@ -15,6 +15,7 @@ import {
   getAddress,
   http,
   keccak256,
+  parseSignature,
   toHex,
   type Abi,
   type Hex,
@@ -74,6 +75,12 @@ export interface Devnet {
    * the amount moved.
    */
   drain(privateKey: Hex): Promise<bigint>;
+  /**
+   * Consumes the key's EIP-3009 `nonce` without paying anyone it was meant for, as a payer racing
+   * a settlement could: `cancel` with `cancelAuthorization`, or `transfer` 1 unit to the token owner
+   * under another authorization with that nonce. Gas is paid by the token owner.
+   */
+  spendNonce(privateKey: Hex, nonce: Hex, how: "cancel" | "transfer"): Promise<void>;
   tokenConfig(): DevnetTokenConfig;
   stop(): Promise<void>;
 }
@@ -149,6 +156,24 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       return amount;
     };
 
+    const spendNonce = async (privateKey: Hex, nonce: Hex, how: "cancel" | "transfer"): Promise<void> => {
+      const from = privateKeyToAccount(privateKey);
+      const token = { address: tokenAddress, name: tokenName, version: DEVNET_TOKEN_VERSION, chainId: DEVNET_CHAIN_ID };
+      if (how === "transfer") {
+        const auth = await authorizeTransfer(from, { token, to: owner.account.address, value: 1n, nonce });
+        await mined(await owner.writeContract({ address: tokenAddress, abi, functionName: "transferWithAuthorization", args: auth }));
+        return;
+      }
+      const signature = await from.signTypedData({
+        domain: { name: token.name, version: token.version, chainId: token.chainId, verifyingContract: token.address },
+        types: { CancelAuthorization: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }] },
+        primaryType: "CancelAuthorization",
+        message: { authorizer: from.address, nonce },
+      });
+      const { r, s, v } = parseSignature(signature);
+      await mined(await owner.writeContract({ address: tokenAddress, abi, functionName: "cancelAuthorization", args: [from.address, nonce, Number(v), r, s] }));
+    };
+
     await fund(payer.address, options.payerBalance ?? 1000n * 10n ** 6n);
 
     const facilitator = startFacilitatorServer({
@@ -173,6 +198,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       balanceOf,
       fund,
       drain,
+      spendNonce,
       tokenConfig: () => ({
         key: "usdc/devnet",
         chain: "31337",

@@ -1,6 +1,6 @@
 /**
  * What the chain says about one settlement attempt, for `arrow402 payments --reconcile` (ARCHITECTURE.md
- * §6 "Crashes"). Unlike the payment core's ChainReader, which only needs "used or not", reconcile
+ * §6 "Crashes"). Unlike the payment core's ChainReader, which only needs the payment's state, reconcile
  * must also know *why* it cannot tell (no endpoint configured, or the endpoint failed) to say which
  * setting to change, and *when* the chain is (its latest block's timestamp): an unused EIP-3009
  * authorization can never be used once a block at or after its `validBefore` exists, because
@@ -10,7 +10,7 @@
  * observation. Only `rpc_urls` endpoints are asked; nothing is ever sent.
  */
 import { createPublicClient, http, type Hex, type PublicClient } from "viem";
-import { EIP3009_ABI, LOG_LOOKBACK_BLOCKS, type AuthorizationRef } from "./chain.ts";
+import { EIP3009_ABI, findNonceUse, type PaymentRef } from "./chain.ts";
 
 export type AuthorizationCheck =
   /** `rpc_urls` has no endpoint for the attempt's chain. */
@@ -18,15 +18,17 @@ export type AuthorizationCheck =
   /** The endpoint did not answer, or answered an error. */
   | { kind: "rpc-failed"; chainId: number; endpoint: string; reason: string }
   /**
-   * Used on chain. `transaction` is the one whose AuthorizationUsed log names (from, nonce), with its
-   * block's time; null when no such log is found in the last LOG_LOOKBACK_BLOCKS blocks.
+   * Used on chain by this payment (chain.ts `findNonceUse`): `transaction` moved its amount to its
+   * payTo, with its block's time; null when no log names the nonce in the last LOG_LOOKBACK_BLOCKS blocks.
    */
   | { kind: "used"; transaction: { hash: string; minedAt: Date } | null }
+  /** The nonce was cancelled, or spent by another authorization, in `transaction`: this payment moved nothing. */
+  | { kind: "consumed"; cancelled: boolean; transaction: string | null }
   /** Not used as of the latest block, whose timestamp (Unix seconds) is `chainTime`. */
   | { kind: "unused"; chainTime: bigint };
 
 export interface AuthorizationChecker {
-  check(ref: AuthorizationRef): Promise<AuthorizationCheck>;
+  check(ref: PaymentRef): Promise<AuthorizationCheck>;
 }
 
 export function createAuthorizationChecker(rpcUrls: Record<number, string>, timeoutMs = 10_000): AuthorizationChecker {
@@ -59,17 +61,11 @@ export function createAuthorizationChecker(rpcUrls: Record<number, string>, time
           blockNumber: head.number,
         });
         if (!used) return { kind: "unused", chainTime: head.timestamp };
-        const logs = await client.getLogs({
-          address: asset,
-          event: EIP3009_ABI[1],
-          args,
-          fromBlock: head.number > LOG_LOOKBACK_BLOCKS ? head.number - LOG_LOOKBACK_BLOCKS : 0n,
-          toBlock: head.number,
-        });
-        const log = logs[0];
-        if (log === undefined || log.transactionHash === null || log.blockNumber === null) return { kind: "used", transaction: null };
-        const block = await client.getBlock({ blockNumber: log.blockNumber });
-        return { kind: "used", transaction: { hash: log.transactionHash, minedAt: new Date(Number(block.timestamp) * 1000) } };
+        const use = await findNonceUse(client, ref, head.number);
+        if (use.kind === "consumed") return use;
+        if (use.kind === "not-found") return { kind: "used", transaction: null };
+        const block = await client.getBlock({ blockNumber: use.blockNumber });
+        return { kind: "used", transaction: { hash: use.transaction, minedAt: new Date(Number(block.timestamp) * 1000) } };
       } catch (error) {
         return { kind: "rpc-failed", chainId, endpoint: endpointName(rpcUrls[chainId]!), reason: shortReason(error) };
       }

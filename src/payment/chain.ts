@@ -1,14 +1,22 @@
 /**
  * Reads the token contract to learn whether a settlement whose answer was lost actually happened
- * (ARCHITECTURE.md §6 "Crashes"): EIP-3009 `authorizationState(authorizer, nonce)` is true once the
- * authorization has been used (or cancelled), and the `AuthorizationUsed(authorizer, nonce)` event
- * names the transaction that used it. Only `rpc_urls` endpoints are asked; nothing is ever sent.
+ * (ARCHITECTURE.md §6 "Crashes"). Only `rpc_urls` endpoints are asked; nothing is ever sent.
+ *
+ * EIP-3009 `authorizationState(authorizer, nonce)` turns true when the nonce is consumed, which is
+ * not proof of payment: `cancelAuthorization` consumes it too, and so does *another* authorization
+ * the payer signs with the same nonce (to anyone, for any amount) and submits first. So a payment
+ * counts as transferred only when the token's `AuthorizationUsed(authorizer, nonce)` log is followed,
+ * in the same transaction, by its `Transfer(from, payTo, amount)` log: USDC (FiatToken v2) and the
+ * devnet's token mark the authorization used and then transfer, in one call, emitting these two
+ * logs one after the other.
  */
-import { createPublicClient, http, parseAbi, type Hex, type PublicClient } from "viem";
+import { createPublicClient, decodeEventLog, http, parseAbi, type Hex, type Log, type PublicClient } from "viem";
 
 export const EIP3009_ABI = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
+  "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)",
+  "event Transfer(address indexed from, address indexed to, uint256 value)",
 ]);
 
 /** Blocks searched back from the head for the transaction that used an authorization. */
@@ -22,11 +30,27 @@ export interface AuthorizationRef {
   nonce: string;
 }
 
+/** An authorization and the transfer it pays. */
+export interface PaymentRef extends AuthorizationRef {
+  payTo: string;
+  amount: bigint;
+}
+
+/** How a consumed nonce was consumed, from the token's logs of the last LOG_LOOKBACK_BLOCKS blocks. */
+export type NonceUse =
+  /** By this payment: `amount` moved from `from` to `payTo` in `transaction`. */
+  | { kind: "transferred"; transaction: Hex; blockNumber: bigint }
+  /** Cancelled, or used by another authorization with this nonce (in `transaction`): this payment moved nothing. */
+  | { kind: "consumed"; cancelled: boolean; transaction: Hex | null }
+  /** No log names it in the blocks searched (an older transaction, or a token that logs otherwise). */
+  | { kind: "not-found" };
+
+/** What the chain says of a payment: its nonce unused, or how it was used. */
+export type PaymentState = { kind: "unused" } | NonceUse;
+
 export interface ChainReader {
-  /** true: used on chain; false: not used (yet); null: this chain has no RPC endpoint, or it did not answer. */
-  authorizationUsed(ref: AuthorizationRef): Promise<boolean | null>;
-  /** The transaction that used the authorization, or '' when it cannot be found. */
-  findTransaction(ref: AuthorizationRef): Promise<string>;
+  /** null: this chain has no RPC endpoint, or the endpoint did not answer. */
+  paymentState(ref: PaymentRef): Promise<PaymentState | null>;
 }
 
 export function createChainReader(rpcUrls: Record<number, string>, timeoutMs = 5_000): ChainReader {
@@ -44,36 +68,55 @@ export function createChainReader(rpcUrls: Record<number, string>, timeoutMs = 5
   };
 
   return {
-    async authorizationUsed(ref) {
+    async paymentState(ref) {
       const client = clientFor(ref.network);
       if (client === null) return null;
       try {
-        return await client.readContract({
+        const head = await client.getBlockNumber();
+        const used = await client.readContract({
           address: ref.asset as Hex,
           abi: EIP3009_ABI,
           functionName: "authorizationState",
           args: [ref.from as Hex, ref.nonce as Hex],
+          blockNumber: head,
         });
+        return used ? await findNonceUse(client, ref, head) : { kind: "unused" };
       } catch {
         return null;
       }
     },
-    async findTransaction(ref) {
-      const client = clientFor(ref.network);
-      if (client === null) return "";
-      try {
-        const head = await client.getBlockNumber();
-        const logs = await client.getLogs({
-          address: ref.asset as Hex,
-          event: EIP3009_ABI[1],
-          args: { authorizer: ref.from as Hex, nonce: ref.nonce as Hex },
-          fromBlock: head > LOG_LOOKBACK_BLOCKS ? head - LOG_LOOKBACK_BLOCKS : 0n,
-          toBlock: head,
-        });
-        return logs[0]?.transactionHash ?? "";
-      } catch {
-        return "";
-      }
-    },
   };
+}
+
+/** How the (consumed) nonce of `ref` was used, searching the LOG_LOOKBACK_BLOCKS blocks up to `head`. */
+export async function findNonceUse(client: PublicClient, ref: PaymentRef, head: bigint): Promise<NonceUse> {
+  const search = {
+    address: ref.asset as Hex,
+    args: { authorizer: ref.from as Hex, nonce: ref.nonce as Hex },
+    fromBlock: head > LOG_LOOKBACK_BLOCKS ? head - LOG_LOOKBACK_BLOCKS : 0n,
+    toBlock: head,
+  };
+  const [used] = await client.getLogs({ ...search, event: EIP3009_ABI[1] });
+  if (used !== undefined && used.transactionHash !== null && used.blockNumber !== null && used.logIndex !== null) {
+    const receipt = await client.getTransactionReceipt({ hash: used.transactionHash });
+    const next = receipt.logs.find((log) => log.logIndex === used.logIndex! + 1);
+    return next !== undefined && paysRef(next, ref)
+      ? { kind: "transferred", transaction: used.transactionHash, blockNumber: used.blockNumber }
+      : { kind: "consumed", cancelled: false, transaction: used.transactionHash };
+  }
+  const [canceled] = await client.getLogs({ ...search, event: EIP3009_ABI[2] });
+  if (canceled !== undefined) return { kind: "consumed", cancelled: true, transaction: canceled.transactionHash };
+  return { kind: "not-found" };
+}
+
+/** Whether `log` is the token's Transfer of exactly the payment's amount from its payer to its payTo. */
+function paysRef(log: Log, ref: PaymentRef): boolean {
+  if (log.address.toLowerCase() !== ref.asset.toLowerCase()) return false;
+  try {
+    const { eventName, args } = decodeEventLog({ abi: EIP3009_ABI, data: log.data, topics: log.topics });
+    if (eventName !== "Transfer") return false;
+    return args.from.toLowerCase() === ref.from.toLowerCase() && args.to.toLowerCase() === ref.payTo.toLowerCase() && args.value === ref.amount;
+  } catch {
+    return false;
+  }
 }

@@ -169,9 +169,10 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     });
     if (!result.success) {
       // Nothing moved in this attempt; an earlier attempt's record (not ours) stays for the operator.
-      // Our record is kept if the chain shows the authorization used: a request that outlived its
-      // claim may have lost the race to another that settled this very payment.
-      if (ours && !(await authorizationUsed(payload))) await deps.store.abandon(key);
+      // Our record is kept if the chain shows this payment transferred: a request that outlived its
+      // claim may have lost the race to another that settled this very payment. A nonce cancelled
+      // or spent by another authorization moved nothing for it (chain.ts).
+      if (ours && !(await transferred(payload, offer))) await deps.store.abandon(key);
       const settlement: SettlementReceipt = {
         success: false,
         errorReason: result.errorReason,
@@ -204,9 +205,10 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     return { kind: "paid", receipt: { success: true, transaction: result.transaction, network: result.network, payer: result.payer } };
   }
 
-  async function authorizationUsed(payload: ExactPaymentPayload): Promise<boolean> {
+  async function transferred(payload: ExactPaymentPayload, offer: Offer): Promise<boolean> {
     const { from, nonce } = payload.payload.authorization;
-    return (await deps.chain.authorizationUsed({ network: payload.accepted.network, asset: payload.accepted.asset, from, nonce })) === true;
+    const { network, asset, payTo } = offer.requirement;
+    return (await deps.chain.paymentState({ network, asset, from, nonce, payTo, amount: offer.amount }))?.kind === "transferred";
   }
 
   function attemptFor(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, offer: Offer): SettlementAttempt {

@@ -25,4 +25,6 @@ export const PAYMENT_MESSAGES = {
   pendingElsewhere:
     "This payment's settlement for another resource has not been confirmed yet, so it cannot pay for this one: sign a new payment for this resource.",
   nonceUsed: "This payment's nonce was already used by another settled payment: sign a new payment.",
+  nonceConsumed:
+    "This payment's authorization was cancelled on chain, or its nonce was spent by another authorization, so it paid nothing and never will: sign a new payment.",
 } as const;

@@ -4,8 +4,9 @@
  *
  * Per attempt, under the payment's claim (the one-request-per-payment lock every server shares, so
  * a server settling it right now is never overtaken):
- *   - used on chain → confirmed settled, with the transaction named by the token's
+ *   - used on chain by this payment → confirmed settled, with the transaction named by the token's
  *     AuthorizationUsed log ('' with a note when it cannot be found);
+ *   - cancelled, or its nonce spent by another authorization (chain.ts) → removed: it moved nothing;
  *   - not used, and the chain's latest block is at or past `validBefore` → removed: the
  *     authorization can never move money now (EIP-3009 requires block.timestamp < validBefore);
  *   - not used and still valid → left, saying until when it can be used;
@@ -96,6 +97,12 @@ async function resolve(deps: ReconcileDeps, record: PaymentRecord, found: Author
       }
       return step("confirmed", `used on chain in transaction ${transaction} (mined ${settledAt.toISOString()}): confirmed settled.`);
     }
+    case "consumed": {
+      await deps.store.abandon(record.paymentKey);
+      const where = found.transaction === null ? "" : ` in transaction ${found.transaction}`;
+      const how = found.cancelled ? `cancelled on chain${where}` : `spent on chain${where} by another authorization with its nonce, which did not pay this attempt's amount to its payTo`;
+      return step("removed", `its authorization was ${how}, so this attempt moved nothing and never will: removed.`);
+    }
     case "unused": {
       const expires = isoSeconds(record.validBefore);
       if (found.chainTime >= record.validBefore) {
@@ -116,7 +123,7 @@ async function resolve(deps: ReconcileDeps, record: PaymentRecord, found: Author
 /** The authorization a record stands for, from its key: network|asset|from|nonce (payload.ts `paymentKey`). */
 function authorizationOf(record: PaymentRecord) {
   const [network = "", asset = "", from = "", nonce = ""] = record.paymentKey.split("|");
-  return { network, asset, from, nonce };
+  return { network, asset, from, nonce, payTo: record.payTo, amount: record.amount };
 }
 
 function nonceOf(record: PaymentRecord): string {

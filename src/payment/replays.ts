@@ -66,10 +66,16 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
   async function resume(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, record: PaymentRecord): Promise<PaymentOutcome> {
     if (record.resourceUrl !== work.resource.url) return deps.quote(work, "other-resource", MSG.pendingElsewhere);
     const { from, nonce } = payload.payload.authorization;
-    const ref = { network: record.network, asset: record.asset, from, nonce };
-    if ((await deps.chain.authorizationUsed(ref)) !== true) return deps.pay(work, payload, key, paymentId, true);
+    const state = await deps.chain.paymentState({ network: record.network, asset: record.asset, from, nonce, payTo: record.payTo, amount: record.amount });
+    if (state?.kind === "consumed") {
+      // Cancelled, or spent by another authorization: this attempt can never move money.
+      await deps.store.abandon(key);
+      return deps.quote(work, "nonce-used", MSG.nonceConsumed);
+    }
+    // Unused: settle it now. Unknown (no endpoint, no log): the facilitator decides, and refuses a used nonce.
+    if (state?.kind !== "transferred") return deps.pay(work, payload, key, paymentId, true);
     // The transfer happened: the buyer gets what the attempt was for, and the record says so.
-    const transaction = await deps.chain.findTransaction(ref);
+    const transaction = state.transaction;
     const rows = await work.execute();
     try {
       await deps.store.confirm(key, { transaction, payer: record.payer, settledAt: new Date(deps.now()), rows });

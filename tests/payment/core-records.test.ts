@@ -5,7 +5,9 @@
 import { describe, expect, test } from "bun:test";
 import { createPublicClient, http } from "viem";
 import { PaymentIdConflictError } from "../../src/errors.ts";
+import { createAuthorizationChecker } from "../../src/payment/authorization-check.ts";
 import { PAYMENT_MESSAGES } from "../../src/payment/messages.ts";
+import { reconcileAttempts } from "../../src/payment/reconcile.ts";
 import { PAYMENT_IDENTIFIER } from "../../src/payment/payload.ts";
 import { copy, expect402, expectPaid, fixedTags, perRowTags, queryWork, signFirst, useHarness, type Harness } from "./core-harness.ts";
 
@@ -158,5 +160,64 @@ describe("a settlement whose answer was lost", () => {
     const blind = h.newCore({ rpc: false });
     expect(expect402(await blind.process(queryWork(5, fixedTags(h), payload, h).work)).body.error).toMatch(/^The payment was not verified/);
     expect((await h.store.unconfirmed()).map((e) => e.payer)).toEqual([payer.account.address]);
+  }, 15_000);
+});
+
+describe("a payment whose nonce the payer spends elsewhere while it settles", () => {
+  // EIP-3009 marks a nonce used when it is cancelled, or used by another authorization the payer
+  // signs with it: neither pays this payment, though `authorizationState` reads true for both.
+  const HOW = ["transfer", "cancel"] as const;
+
+  test.each(HOW)("%s: the settlement fails, the attempt is removed, and presenting the payment again buys nothing", async (how) => {
+    const { body } = expect402(await h.core.process(queryWork(5, fixedTags(h), null, h).work));
+    const { payload, payer } = await signFirst(h, body);
+    const nonce = payload.payload.authorization.nonce as `0x${string}`;
+    h.proxy.setBehaviour({ settle: { kind: "hook", before: () => h.devnet.spendNonce(payer.privateKey, nonce, how) } });
+    expect(expect402(await h.core.process(queryWork(5, fixedTags(h), payload, h).work)).body.error).toMatch(/^The payment was verified but could not be settled \(invalid_exact_evm_nonce_already_used\)/);
+    h.proxy.setBehaviour({});
+    expect(await h.store.unconfirmed()).toEqual([]);
+    expect402(await h.core.process(queryWork(5, fixedTags(h), payload, h).work));
+    expect(await h.store.list()).toEqual([]);
+    expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n - (how === "transfer" ? 1n : 0n));
+  }, 15_000);
+
+  /** A payment whose settlement answer is lost after the payer spent its nonce: left `settling`. */
+  async function spentWhileLost(how: (typeof HOW)[number], maxId: number) {
+    const impatient = h.newCore({ facilitatorTimeoutMs: 300 });
+    const { body } = expect402(await impatient.process(queryWork(maxId, fixedTags(h), null, h).work));
+    const { payload, payer } = await signFirst(h, body);
+    const nonce = payload.payload.authorization.nonce as `0x${string}`;
+    h.proxy.setBehaviour({
+      settle: {
+        kind: "hook",
+        before: async () => {
+          await h.devnet.spendNonce(payer.privateKey, nonce, how);
+          await Bun.sleep(600);
+        },
+      },
+    });
+    await expect(impatient.process(queryWork(maxId, fixedTags(h), payload, h).work)).rejects.toThrow();
+    h.proxy.setBehaviour({});
+    expect(await h.store.unconfirmed()).toHaveLength(1);
+    return payload;
+  }
+
+  test.each(HOW)("%s while the settlement's answer is lost: presented again, a 402 that says so, the attempt removed, nothing run", async (how) => {
+    const payload = await spentWhileLost(how, 6);
+    const again = queryWork(6, fixedTags(h), payload, h);
+    expect(expect402(await h.core.process(again.work)).body.error).toBe(PAYMENT_MESSAGES.nonceConsumed);
+    expect(again.calls.run).toBe(0);
+    expect(await h.store.unconfirmed()).toEqual([]);
+    expect(await h.store.list()).toEqual([]);
+  }, 15_000);
+
+  test.each(HOW)("%s while the settlement's answer is lost: `payments --reconcile` removes the attempt, saying why", async (how) => {
+    await spentWhileLost(how, 7);
+    const chain = createAuthorizationChecker({ [h.devnet.chainId]: h.devnet.rpcUrl });
+    const [step] = await reconcileAttempts({ store: h.store, chain });
+    expect(step!.outcome).toBe("removed");
+    expect(step!.detail).toMatch(how === "cancel" ? /^its authorization was cancelled on chain in transaction 0x[0-9a-f]{64}, so this attempt moved nothing and never will: removed\.$/ : /^its authorization was spent on chain in transaction 0x[0-9a-f]{64} by another authorization with its nonce, which did not pay this attempt's amount to its payTo, so this attempt moved nothing and never will: removed\.$/);
+    expect(await h.store.unconfirmed()).toEqual([]);
+    expect(await h.store.list()).toEqual([]);
   }, 15_000);
 });
