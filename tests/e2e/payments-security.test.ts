@@ -110,3 +110,35 @@ describe("free because empty", () => {
     expect(quoted).toBeGreaterThan(0);
   }, 20_000);
 });
+
+describe("a payer who spends the payment's nonce while it settles", () => {
+  // EIP-3009: cancelAuthorization, or another authorization signed with the same nonce, marks the
+  // nonce used without paying this payment; the chain check must not take that for a settlement.
+  test.each(["transfer", "cancel"] as const)("by %s: 402, and the same payment presented again is still 402; no data, no ledger row", async (how) => {
+    const sql = `SELECT id, price FROM flat_items WHERE id <= ${how === "cancel" ? 11 : 12}`;
+    const url = queryUrl(server.url, sql);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    sandbox.proxy.setBehaviour({
+      settle: {
+        kind: "hook",
+        before: async (body) => {
+          const nonce = (body as { paymentPayload: { payload: { authorization: { nonce: `0x${string}` } } } }).paymentPayload.payload.authorization.nonce;
+          await sandbox.devnet.spendNonce(payer.privateKey, nonce, how);
+        },
+      },
+    });
+    try {
+      const refused = await payer.fetch(url);
+      expect(refused.status).toBe(402);
+      expect((await refused.json()).error).toContain("could not be settled");
+    } finally {
+      sandbox.proxy.setBehaviour({});
+    }
+    const again = await send(url, payer.signatures[0]!);
+    expect(again.status).toBe(402);
+    expect(again.headers.get("content-type")).toStartWith("application/json");
+    expect(again.headers.get("PAYMENT-RESPONSE")).toBeNull();
+    expect(server.ledgerRows().filter((row) => row.query === sql)).toEqual([]);
+    expect(await sandbox.devnet.balanceOf(payer.address)).toBe(FUNDS - (how === "transfer" ? 1n : 0n));
+  }, 30_000);
+});

@@ -1,6 +1,7 @@
 /**
  * A free arrow402 on a real listening server for the operations tests: the types fixture database
- * plus `big`, a table large enough that its export streams (more than the first 32,768 rows).
+ * plus `big`, a table large enough that its export streams (more than the first 32,768 rows) and
+ * outgrows the loopback socket's buffers (~20 MB), so a client that stops reading stops the server.
  */
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
@@ -10,7 +11,7 @@ import type { Config } from "../../src/config/types.ts";
 import { createTypesDatabase, PAY_TO, tempDir } from "../support/fixtures.ts";
 import { parseExposition, type Exposition } from "./exposition.ts";
 
-export const BIG_ROWS = 50_000;
+export const BIG_ROWS = 250_000;
 
 /** A folder holding `types.sqlite` (kinds, items, cheap_items, big); remove it with `removeFixture`. */
 export function opsFixture(): string {
@@ -19,7 +20,7 @@ export function opsFixture(): string {
   createTypesDatabase(path);
   const db = new Database(path, { readwrite: true });
   db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, label TEXT)");
-  db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${BIG_ROWS}) INSERT INTO big SELECT i, 'row-' || i FROM n`);
+  db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${BIG_ROWS}) INSERT INTO big SELECT i, 'row-' || i || '-' || hex(zeroblob(32)) FROM n`);
   db.close();
   return dir;
 }
