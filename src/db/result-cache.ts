@@ -13,7 +13,8 @@
  * later read of the version matches it.
  *
  * An entry also names the validated query it answers: a reload that changes a table validates the
- * text anew, so the old bytes (other columns, other types) no longer match.
+ * text anew, so the old bytes (other columns, other types) no longer match. A query whose WHERE
+ * calls a date/time function is never kept: its rows change with the clock, not only with the data.
  */
 import type { OutputFormat } from "../formats/registry.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
@@ -46,7 +47,7 @@ export class ResultCache {
 
   /** The result kept for this query and format at `version`, or null. */
   get(query: ValidatedQuery, format: OutputFormat, version: bigint | null): CachedResult | null {
-    if (version === null) return null;
+    if (version === null || query.readsClock) return null;
     const key = keyOf(query, format);
     const entry = this.entries.get(key);
     if (entry === undefined || entry.version !== version || entry.query !== query) return null;
@@ -61,7 +62,8 @@ export class ResultCache {
    * this response and later ones send the same bytes.
    */
   put(query: ValidatedQuery, format: OutputFormat, version: bigint | null, result: CachedResult): CachedResult {
-    if (version === null) return result;
+    // A WHERE that reads the clock can select other rows a second later with the same data.
+    if (version === null || query.readsClock) return result;
     const size = result.complete.reduce((sum, chunk) => sum + chunk.byteLength, 0);
     if (size > this.maxEntryBytes) return result;
     const bytes = result.complete.length === 1 ? result.complete[0]! : joined(result.complete, size);

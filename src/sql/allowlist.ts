@@ -74,6 +74,12 @@ export const FUNCTIONS: Record<string, { min: number; max: number | null }> = {
   strftime: { min: 1, max: null },
 };
 
+/**
+ * Functions whose value can change with the clock alone (`'now'`, or no time argument): a WHERE
+ * calling one is answered afresh every time, never from a kept result or count (result-cache.ts).
+ */
+export const CLOCK_FUNCTIONS = ["date", "time", "datetime", "julianday", "unixepoch", "strftime"] as const;
+
 /** CAST target types: plain names with a clear SQLite affinity (DATE etc. would silently mean NUMERIC). */
 export const CAST_TYPES = ["INTEGER", "INT", "REAL", "TEXT", "BLOB", "NUMERIC"] as const;
 

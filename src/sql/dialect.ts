@@ -65,6 +65,7 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
     offset,
     filtered: clauses.where !== undefined,
     ordered: clauses.order !== undefined,
+    readsClock: scope.readsClock === true,
     selectListEnd: clauses.select.columns!.range![1] - start,
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { BinaryExpr, CastExpr, Expr, FuncCall, Node } from "sql-parser-cst";
 import {
-  AGGREGATE_FUNCTIONS, ALLOWED_NODES, BETWEEN_OPERATORS, BINARY_OPERATORS, CAST_TYPES, ESCAPABLE_OPERATORS,
+  AGGREGATE_FUNCTIONS, ALLOWED_NODES, BETWEEN_OPERATORS, BINARY_OPERATORS, CAST_TYPES, CLOCK_FUNCTIONS, ESCAPABLE_OPERATORS,
   FUNCTIONS, LIMITS, LIST_OPERATORS, PREFIX_OPERATORS, WINDOW_FUNCTIONS,
 } from "./allowlist.ts";
 import { foldCase, identifierName, resolveColumn, type Scope } from "./names.ts";
@@ -125,6 +125,7 @@ function checkCall(node: FuncCall, scope: Scope, next: number): void {
   if (has(WINDOW_FUNCTIONS, name)) refuse(`Window function '${name}' is not supported`);
   const arity = lookup(FUNCTIONS, name);
   if (!arity) refuse(`Function '${shown(name)}' is not allowed; allowed functions: ${Object.keys(FUNCTIONS).join(", ")}`);
+  if (has(CLOCK_FUNCTIONS, name)) scope.readsClock = true;
   const args = node.args?.expr;
   if (!args || args.type !== "func_args") refuse(`Function '${name}' must be called with parentheses: ${name}(...)`);
   if (args.distinctKw || args.orderBy || args.limit || args.having || args.nullHandlingKw) {

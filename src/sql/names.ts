@@ -11,6 +11,8 @@ import { refuse, shown, sourceOf } from "./refusals.ts";
 export interface Scope {
   table: TableInfo;
   sql: string;
+  /** Set when the expression calls one of CLOCK_FUNCTIONS. */
+  readsClock?: boolean;
 }
 
 /** SQLite compares identifiers ignoring ASCII case only (sqlite3StrICmp), so this does the same. */

@@ -20,6 +20,8 @@ export interface ValidatedQuery {
   /** Whether the query has a WHERE or an ORDER BY: without either, SQLite reads only LIMIT + OFFSET rows. */
   filtered: boolean;
   ordered: boolean;
+  /** Whether the WHERE calls a date/time function: its rows can change while the data does not. */
+  readsClock: boolean;
   /** Where the select list ends in `sql`: rowidSql appends the rowid there. */
   selectListEnd: number;
 }

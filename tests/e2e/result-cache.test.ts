@@ -89,6 +89,19 @@ describe.each(["delete", "wal"] as const)("repeated queries, %s journal", (journ
     expect(await hits(server)).toBe(before + 2);
   });
 
+  test("a WHERE that reads the clock is answered from the clock every time, never from the cache", async () => {
+    // One row or two, by the parity of the current millisecond: the same text, the same data.
+    const sql = "SELECT id FROM kinds WHERE id <= CAST(strftime('%f', 'now') * 1000 AS INTEGER) % 2 + 1";
+    const before = await hits(server);
+    const seen = new Set<number>();
+    for (let i = 0; i < 60 && seen.size < 2; i++) {
+      seen.add(ids(await answer(server, sql)).length);
+      await Bun.sleep(1);
+    }
+    expect([...seen].sort()).toEqual([1, 2]);
+    expect(await hits(server)).toBe(before);
+  });
+
   test("a result over 64 KiB is read anew every time", async () => {
     const sql = "SELECT id, text FROM wide WHERE id <= 100";
     const first = await answer(server, sql);

@@ -1,0 +1,58 @@
+/**
+ * A WHERE that calls a date/time function selects rows by the clock as well as by the data
+ * (src/sql/allowlist.ts CLOCK_FUNCTIONS): its row counts (per_row quotes) are counted afresh every
+ * time, never taken from the count cache, which only notices changes of the data.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
+import { QueryExecutor } from "../../src/db/execute.ts";
+import { resolveConfig } from "../../src/config/load.ts";
+import { validateQuery } from "../../src/sql/dialect.ts";
+import { tempDir } from "../support/fixtures.ts";
+
+let executor: QueryExecutor;
+let catalog: Catalog;
+let countWhere: (condition: string) => number;
+
+beforeAll(() => {
+  const dir = tempDir();
+  const path = join(dir, "clock.sqlite");
+  const db = new Database(path, { create: true });
+  // Too many rows to count within the HTTP thread's budget: counts run on a worker and are cached.
+  db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, n INTEGER)");
+  db.run("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 300000) INSERT INTO big SELECT i, i % 997 FROM s");
+  db.close();
+  const config = resolveConfig({ database: { sqlite: path }, ledger: { path: join(dir, "ledger.sqlite") }, tables: [{ name: "big" }] }, { baseDir: dir, env: {} });
+  const reader = openReadOnly(path);
+  catalog = readCatalog(reader, config.tables).catalog;
+  reader.close();
+  executor = new QueryExecutor(path, config.limits, 2);
+  countWhere = (condition) => {
+    const direct = new Database(path, { readonly: true });
+    const [count] = direct.query(`SELECT count(*) FROM big WHERE ${condition}`).values()[0] as [number];
+    direct.close();
+    return count;
+  };
+});
+
+afterAll(() => executor.close());
+
+const validated = (sql: string) => validateQuery(sql, catalog, { maxQueryBytes: 10_000 });
+
+test("the count of a WHERE that reads the clock follows the clock (a WHERE without one does not read it)", async () => {
+  // n ≤ 1 or n ≤ 2, by the parity of the current millisecond; every row is examined.
+  const clock = validated("SELECT id FROM big WHERE n <= CAST(strftime('%f', 'now') * 1000 AS INTEGER) % 2 + 1");
+  expect(clock.readsClock).toBe(true);
+  const seen = new Set<number>();
+  for (let i = 0; i < 40 && seen.size < 2; i++) {
+    seen.add(await executor.count(clock));
+    await Bun.sleep(1);
+  }
+  expect([...seen].sort((a, b) => a - b)).toEqual([countWhere("n <= 1"), countWhere("n <= 2")]);
+
+  const plain = validated("SELECT id FROM big WHERE n <= 2");
+  expect(plain.readsClock).toBe(false);
+  expect(await executor.count(plain)).toBe(countWhere("n <= 2"));
+});
