@@ -21,6 +21,11 @@ export const EIP3009_ABI = parseAbi([
 
 /** Blocks searched back from the head for the transaction that used an authorization. */
 export const LOG_LOOKBACK_BLOCKS = 10_000n;
+/**
+ * Blocks per log query, newest first: public RPC providers refuse `eth_getLogs` over wide ranges
+ * (often 1,000 or 2,000 blocks), and the transaction looked for is usually among the latest.
+ */
+export const LOG_WINDOW_BLOCKS = 1_000n;
 
 export interface AuthorizationRef {
   /** `eip155:<chain id>`. */
@@ -90,13 +95,19 @@ export function createChainReader(rpcUrls: Record<number, string>, timeoutMs = 5
 
 /** How the (consumed) nonce of `ref` was used, searching the LOG_LOOKBACK_BLOCKS blocks up to `head`. */
 export async function findNonceUse(client: PublicClient, ref: PaymentRef, head: bigint): Promise<NonceUse> {
-  const search = {
-    address: ref.asset as Hex,
-    args: { authorizer: ref.from as Hex, nonce: ref.nonce as Hex },
-    fromBlock: head > LOG_LOOKBACK_BLOCKS ? head - LOG_LOOKBACK_BLOCKS : 0n,
-    toBlock: head,
+  const lowest = head > LOG_LOOKBACK_BLOCKS ? head - LOG_LOOKBACK_BLOCKS : 0n;
+  const args = { authorizer: ref.from as Hex, nonce: ref.nonce as Hex };
+  // Both events are (authorizer indexed, nonce indexed): one typing serves both.
+  const newest = async (event: (typeof EIP3009_ABI)[1 | 2]) => {
+    for (let toBlock = head; toBlock >= lowest; toBlock -= LOG_WINDOW_BLOCKS) {
+      const fromBlock = toBlock - lowest + 1n > LOG_WINDOW_BLOCKS ? toBlock - LOG_WINDOW_BLOCKS + 1n : lowest;
+      const [log] = await client.getLogs({ address: ref.asset as Hex, event: event as (typeof EIP3009_ABI)[1], args, fromBlock, toBlock });
+      if (log !== undefined) return log;
+      if (fromBlock === lowest) break;
+    }
+    return undefined;
   };
-  const [used] = await client.getLogs({ ...search, event: EIP3009_ABI[1] });
+  const used = await newest(EIP3009_ABI[1]);
   if (used !== undefined && used.transactionHash !== null && used.blockNumber !== null && used.logIndex !== null) {
     const receipt = await client.getTransactionReceipt({ hash: used.transactionHash });
     const next = receipt.logs.find((log) => log.logIndex === used.logIndex! + 1);
@@ -104,7 +115,7 @@ export async function findNonceUse(client: PublicClient, ref: PaymentRef, head: 
       ? { kind: "transferred", transaction: used.transactionHash, blockNumber: used.blockNumber }
       : { kind: "consumed", cancelled: false, transaction: used.transactionHash };
   }
-  const [canceled] = await client.getLogs({ ...search, event: EIP3009_ABI[2] });
+  const canceled = await newest(EIP3009_ABI[2]);
   if (canceled !== undefined) return { kind: "consumed", cancelled: true, transaction: canceled.transactionHash };
   return { kind: "not-found" };
 }

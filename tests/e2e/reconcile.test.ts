@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { getAddress } from "viem";
 import { loadConfigFile } from "../../src/config/load.ts";
-import { LOG_LOOKBACK_BLOCKS } from "../../src/payment/chain.ts";
+import { LOG_LOOKBACK_BLOCKS, LOG_WINDOW_BLOCKS } from "../../src/payment/chain.ts";
 import { decodePaymentSignature, paymentKey } from "../../src/payment/wire.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { storedPayments, type LedgerLocation, type StoredPayment } from "../support/ledger-rows.ts";
@@ -164,6 +164,8 @@ describe.each(["sqlite", "postgres"])("%s ledger", (name) => {
 
   test("used on chain: confirmed with the transaction of its AuthorizationUsed log; not used and still valid: left until validBefore", async () => {
     const { lost, unsettled } = ledger().attempts;
+    // The transfer is then more than one window of log queries back (LOG_WINDOW_BLOCKS).
+    await rpc("anvil_mine", [`0x${(LOG_WINDOW_BLOCKS + 500n).toString(16)}`, "0x0"]);
     const result = reconcile(ledger().withRpc, "--reconcile");
     expect({ code: result.code, err: result.err }).toEqual({ code: 0, err: "" });
     expect(lost!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
