@@ -41,6 +41,16 @@ export interface DevnetAccount {
 }
 
 /** The `tokens:` entry for arrow402's YAML config (ARCHITECTURE.md §2). */
+/** An EIP-3009 authorization as x402's exact EVM payload carries it (numbers as decimal strings). */
+export interface SignedAuthorization {
+  from: Hex;
+  to: Hex;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: Hex;
+}
+
 export interface DevnetTokenConfig {
   key: "usdc/devnet";
   chain: "31337";
@@ -81,6 +91,8 @@ export interface Devnet {
    * under another authorization with that nonce. Gas is paid by the token owner.
    */
   spendNonce(privateKey: Hex, nonce: Hex, how: "cancel" | "transfer"): Promise<void>;
+  /** Submits a payer's signed authorization as anyone holding it could (gas paid by the token owner). */
+  submitAuthorization(authorization: SignedAuthorization, signature: Hex): Promise<Hex>;
   tokenConfig(): DevnetTokenConfig;
   stop(): Promise<void>;
 }
@@ -174,6 +186,13 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       await mined(await owner.writeContract({ address: tokenAddress, abi, functionName: "cancelAuthorization", args: [from.address, nonce, Number(v), r, s] }));
     };
 
+    const submitAuthorization = async (a: SignedAuthorization, signature: Hex): Promise<Hex> => {
+      const args = [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, signature] as const;
+      const hash = await owner.writeContract({ address: tokenAddress, abi, functionName: "transferWithAuthorization", args });
+      await mined(hash);
+      return hash;
+    };
+
     await fund(payer.address, options.payerBalance ?? 1000n * 10n ** 6n);
 
     const facilitator = startFacilitatorServer({
@@ -199,6 +218,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       fund,
       drain,
       spendNonce,
+      submitAuthorization,
       tokenConfig: () => ({
         key: "usdc/devnet",
         chain: "31337",

@@ -10,25 +10,33 @@
  * observation. Only `rpc_urls` endpoints are asked; nothing is ever sent.
  */
 import { createPublicClient, http, type Hex, type PublicClient } from "viem";
-import { EIP3009_ABI, findNonceUse, type PaymentRef } from "./chain.ts";
+import { EIP3009_ABI, findNonceUse, type BlockRange, type PaymentRef } from "./chain.ts";
+import { CLOCK_ALLOWANCE_SECONDS } from "./local-checks.ts";
 
 export type AuthorizationCheck =
   /** `rpc_urls` has no endpoint for the attempt's chain. */
   | { kind: "no-rpc"; chainId: number }
   /** The endpoint did not answer, or answered an error. */
   | { kind: "rpc-failed"; chainId: number; endpoint: string; reason: string }
-  /**
-   * Used on chain by this payment (chain.ts `findNonceUse`): `transaction` moved its amount to its
-   * payTo, with its block's time; null when no log names the nonce in the last LOG_LOOKBACK_BLOCKS blocks.
-   */
-  | { kind: "used"; transaction: { hash: string; minedAt: Date } | null }
+  /** Used on chain by this payment (chain.ts `findNonceUse`): `hash` moved its amount to its payTo, mined at `minedAt`. */
+  | { kind: "used"; transaction: { hash: string; minedAt: Date } }
   /** The nonce was cancelled, or spent by another authorization, in `transaction`: this payment moved nothing. */
   | { kind: "consumed"; cancelled: boolean; transaction: string | null }
+  /** Used, but the logs between the attempt and its validBefore prove neither (chain.ts `NonceUse`). */
+  | { kind: "unproven"; transaction: string | null; range: BlockRange }
   /** Not used as of the latest block, whose timestamp (Unix seconds) is `chainTime`. */
   | { kind: "unused"; chainTime: bigint };
 
+/** An attempt's authorization, and the time window its transfer can have been mined in. */
+export interface AttemptRef extends PaymentRef {
+  /** When the attempt began (the server's clock). */
+  attemptedAt: Date;
+  /** EIP-3009 validBefore (Unix seconds): no block at or after it can use the authorization. */
+  validBefore: bigint;
+}
+
 export interface AuthorizationChecker {
-  check(ref: PaymentRef): Promise<AuthorizationCheck>;
+  check(ref: AttemptRef): Promise<AuthorizationCheck>;
 }
 
 export function createAuthorizationChecker(rpcUrls: Record<number, string>, timeoutMs = 10_000): AuthorizationChecker {
@@ -61,9 +69,15 @@ export function createAuthorizationChecker(rpcUrls: Record<number, string>, time
           blockNumber: head.number,
         });
         if (!used) return { kind: "unused", chainTime: head.timestamp };
-        const use = await findNonceUse(client, ref, head.number);
+        // The transfer can only be in a block mined after the attempt began (less the clocks'
+        // allowance) and before validBefore: searching there finds it however long ago it was.
+        const range: BlockRange = {
+          fromBlock: await firstBlockAtOrAfter(client, BigInt(Math.floor(ref.attemptedAt.getTime() / 1000)) - BigInt(CLOCK_ALLOWANCE_SECONDS), head),
+          toBlock: (await firstBlockAtOrAfter(client, ref.validBefore, head)) - 1n,
+        };
+        const use = range.fromBlock > range.toBlock ? ({ kind: "unproven", transaction: null } as const) : await findNonceUse(client, ref, range);
         if (use.kind === "consumed") return use;
-        if (use.kind === "not-found") return { kind: "used", transaction: null };
+        if (use.kind === "unproven") return { ...use, range };
         const block = await client.getBlock({ blockNumber: use.blockNumber });
         return { kind: "used", transaction: { hash: use.transaction, minedAt: new Date(Number(block.timestamp) * 1000) } };
       } catch (error) {
@@ -71,6 +85,19 @@ export function createAuthorizationChecker(rpcUrls: Record<number, string>, time
       }
     },
   };
+}
+
+/** The number of the first block whose timestamp is at or after `seconds`; `head + 1` when there is none. */
+async function firstBlockAtOrAfter(client: PublicClient, seconds: bigint, head: { number: bigint; timestamp: bigint }): Promise<bigint> {
+  if (head.timestamp < seconds) return head.number + 1n;
+  let low = 0n;
+  let high = head.number;
+  while (low < high) {
+    const middle = (low + high) / 2n;
+    if ((await client.getBlock({ blockNumber: middle })).timestamp >= seconds) high = middle;
+    else low = middle + 1n;
+  }
+  return low;
 }
 
 /**

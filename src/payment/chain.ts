@@ -41,14 +41,18 @@ export interface PaymentRef extends AuthorizationRef {
   amount: bigint;
 }
 
-/** How a consumed nonce was consumed, from the token's logs of the last LOG_LOOKBACK_BLOCKS blocks. */
+/** How a consumed nonce was consumed, from the token's logs in the blocks searched. */
 export type NonceUse =
   /** By this payment: `amount` moved from `from` to `payTo` in `transaction`. */
   | { kind: "transferred"; transaction: Hex; blockNumber: bigint }
   /** Cancelled, or used by another authorization with this nonce (in `transaction`): this payment moved nothing. */
   | { kind: "consumed"; cancelled: boolean; transaction: Hex | null }
-  /** No log names it in the blocks searched (an older transaction, or a token that logs otherwise). */
-  | { kind: "not-found" };
+  /**
+   * Neither proven: no log names the nonce in the blocks searched (an older transaction), or its
+   * transaction moved this amount to payTo but not right after marking the nonce used (a token that
+   * logs in another order, or several authorizations in one transaction). Kept for the operator.
+   */
+  | { kind: "unproven"; transaction: Hex | null };
 
 /** What the chain says of a payment: its nonce unused, or how it was used. */
 export type PaymentState = { kind: "unused" } | NonceUse;
@@ -85,7 +89,7 @@ export function createChainReader(rpcUrls: Record<number, string>, timeoutMs = 5
           args: [ref.from as Hex, ref.nonce as Hex],
           blockNumber: head,
         });
-        return used ? await findNonceUse(client, ref, head) : { kind: "unused" };
+        return used ? await findNonceUse(client, ref, recentBlocks(head)) : { kind: "unused" };
       } catch {
         return null;
       }
@@ -93,17 +97,27 @@ export function createChainReader(rpcUrls: Record<number, string>, timeoutMs = 5
   };
 }
 
-/** How the (consumed) nonce of `ref` was used, searching the LOG_LOOKBACK_BLOCKS blocks up to `head`. */
-export async function findNonceUse(client: PublicClient, ref: PaymentRef, head: bigint): Promise<NonceUse> {
-  const lowest = head > LOG_LOOKBACK_BLOCKS ? head - LOG_LOOKBACK_BLOCKS : 0n;
+/** Blocks to search for a nonce's logs, both ends included. */
+export interface BlockRange {
+  fromBlock: bigint;
+  toBlock: bigint;
+}
+
+/** The LOG_LOOKBACK_BLOCKS blocks up to `head`. */
+export function recentBlocks(head: bigint): BlockRange {
+  return { fromBlock: head > LOG_LOOKBACK_BLOCKS ? head - LOG_LOOKBACK_BLOCKS : 0n, toBlock: head };
+}
+
+/** How the (consumed) nonce of `ref` was used, from the token's logs in `range`, newest first. */
+export async function findNonceUse(client: PublicClient, ref: PaymentRef, range: BlockRange): Promise<NonceUse> {
   const args = { authorizer: ref.from as Hex, nonce: ref.nonce as Hex };
   // Both events are (authorizer indexed, nonce indexed): one typing serves both.
   const newest = async (event: (typeof EIP3009_ABI)[1 | 2]) => {
-    for (let toBlock = head; toBlock >= lowest; toBlock -= LOG_WINDOW_BLOCKS) {
-      const fromBlock = toBlock - lowest + 1n > LOG_WINDOW_BLOCKS ? toBlock - LOG_WINDOW_BLOCKS + 1n : lowest;
+    for (let toBlock = range.toBlock; toBlock >= range.fromBlock; toBlock -= LOG_WINDOW_BLOCKS) {
+      const fromBlock = toBlock - range.fromBlock + 1n > LOG_WINDOW_BLOCKS ? toBlock - LOG_WINDOW_BLOCKS + 1n : range.fromBlock;
       const [log] = await client.getLogs({ address: ref.asset as Hex, event: event as (typeof EIP3009_ABI)[1], args, fromBlock, toBlock });
       if (log !== undefined) return log;
-      if (fromBlock === lowest) break;
+      if (fromBlock === range.fromBlock) break;
     }
     return undefined;
   };
@@ -111,13 +125,14 @@ export async function findNonceUse(client: PublicClient, ref: PaymentRef, head: 
   if (used !== undefined && used.transactionHash !== null && used.blockNumber !== null && used.logIndex !== null) {
     const receipt = await client.getTransactionReceipt({ hash: used.transactionHash });
     const next = receipt.logs.find((log) => log.logIndex === used.logIndex! + 1);
-    return next !== undefined && paysRef(next, ref)
-      ? { kind: "transferred", transaction: used.transactionHash, blockNumber: used.blockNumber }
-      : { kind: "consumed", cancelled: false, transaction: used.transactionHash };
+    if (next !== undefined && paysRef(next, ref)) return { kind: "transferred", transaction: used.transactionHash, blockNumber: used.blockNumber };
+    // Positive evidence only: a transaction that moved this amount to payTo elsewhere is not proof of the opposite.
+    if (receipt.logs.some((log) => paysRef(log, ref))) return { kind: "unproven", transaction: used.transactionHash };
+    return { kind: "consumed", cancelled: false, transaction: used.transactionHash };
   }
   const canceled = await newest(EIP3009_ABI[2]);
   if (canceled !== undefined) return { kind: "consumed", cancelled: true, transaction: canceled.transactionHash };
-  return { kind: "not-found" };
+  return { kind: "unproven", transaction: null };
 }
 
 /** Whether `log` is the token's Transfer of exactly the payment's amount from its payer to its payTo. */

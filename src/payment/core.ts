@@ -24,7 +24,7 @@ import { BadRequestError, PaymentIdConflictError, ServerError } from "../errors.
 import type { ChainReader } from "./chain.ts";
 import type { PaymentEventSink, PaymentRefusal } from "./events.ts";
 import type { FacilitatorClient } from "./facilitator.ts";
-import { authorizationProblem, livesTooLong } from "./local-checks.ts";
+import { authorizationProblem, signatureCheckedLocally, livesTooLong } from "./local-checks.ts";
 import { PAYMENT_MESSAGES as MSG } from "./messages.ts";
 import { paymentIdOf, paymentKey, type ExactPaymentPayload } from "./payload.ts";
 import { findOffer, offersForMetadata, offersForQuery, paymentRequiredBody, type Offer } from "./pricing.ts";
@@ -113,7 +113,16 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     // The attempt is committed while the facilitator verifies: both are needed before /settle.
     const verification = deps.facilitator.verify(payload, offer.requirement);
     verification.catch(() => {});
-    const early = offer.rows === null && work.executeEarly === true ? work.execute() : null;
+    // A smart wallet's signature could not be checked here (local-checks.ts): nothing is written
+    // or run for it before the facilitator has verified it.
+    const checkedHere = signatureCheckedLocally(payload);
+    if (!checkedHere) {
+      const verdict = await verification.catch(() => null);
+      if (verdict !== null && !verdict.isValid) {
+        return required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
+      }
+    }
+    const early = checkedHere && offer.rows === null && work.executeEarly === true ? work.execute() : null;
     early?.catch(() => {});
     let ours = false;
     if (!resumed) {
@@ -167,29 +176,37 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       emit({ type: "facilitator.error", endpoint: "settle", message: String((error as Error).message) });
       throw error;
     });
-    if (!result.success) {
-      // Nothing moved in this attempt; an earlier attempt's record (not ours) stays for the operator.
-      // Our record is kept if the chain shows this payment transferred: a request that outlived its
-      // claim may have lost the race to another that settled this very payment. A nonce cancelled
-      // or spent by another authorization moved nothing for it (chain.ts).
-      if (ours && !(await transferred(payload, offer))) await deps.store.abandon(key);
-      const settlement: SettlementReceipt = {
-        success: false,
-        errorReason: result.errorReason,
-        transaction: result.transaction ?? "",
-        network: result.network,
-        ...(result.payer === undefined ? {} : { payer: result.payer }),
-      };
-      const refused = required(work, offers, "not-settled", MSG.notSettled(reasonText(result.errorReason, result.errorMessage)));
-      return { ...(refused as Extract<PaymentOutcome, { kind: "payment-required" }>), settlement };
-    }
+    if (result.success) return settled(work, key, offer, rows, { transaction: result.transaction, network: result.network, payer: result.payer }, "settlement");
+    // The facilitator did not settle it, but this very payment may be on chain: another request that
+    // outlived its claim, or anyone holding the signed authorization, may have submitted it (chain.ts).
+    const { from, nonce } = payload.payload.authorization;
+    const { network, asset, payTo } = offer.requirement;
+    const state = await deps.chain.paymentState({ network, asset, from, nonce, payTo, amount: offer.amount });
+    if (state?.kind === "transferred") return settled(work, key, offer, rows, { transaction: state.transaction, network, payer: from }, "recovery");
+    // Removed only on proof that nothing moved for it; otherwise kept for `payments --reconcile`.
+    const nothingMoved = state?.kind === "unused" || state?.kind === "consumed";
+    if (ours && nothingMoved) await deps.store.abandon(key);
+    const settlement: SettlementReceipt = {
+      success: false,
+      errorReason: result.errorReason,
+      transaction: result.transaction ?? "",
+      network: result.network,
+      ...(result.payer === undefined ? {} : { payer: result.payer }),
+    };
+    const reason = reasonText(result.errorReason, result.errorMessage);
+    const refused = required(work, offers, "not-settled", nothingMoved ? MSG.notSettled(reason) : MSG.settlementUnknown(reason));
+    return { ...(refused as Extract<PaymentOutcome, { kind: "payment-required" }>), settlement };
+  }
+
+  /** Records a settlement and answers with its receipt; a ledger failure after the money moved is an alert. */
+  async function settled(work: PaidWork, key: string, offer: Offer, rows: number | null, receipt: { transaction: string; network: string; payer: string }, via: "settlement" | "recovery"): Promise<PaymentOutcome> {
     try {
-      await deps.store.confirm(key, { transaction: result.transaction, payer: result.payer, settledAt: new Date(now()), rows });
+      await deps.store.confirm(key, { transaction: receipt.transaction, payer: receipt.payer, settledAt: new Date(now()), rows });
     } catch (error) {
       // The money has moved: say so loudly, with what the operator needs to reconcile by hand.
-      const message = `settled payment ${result.transaction} (${key}) could not be recorded in the ledger: ${(error as Error).message}`;
-      emit({ type: "ledger.alert", paymentKey: key, transaction: result.transaction, message });
-      throw new ServerError(`The payment was settled (transaction ${result.transaction}) but could not be recorded; the operator has been alerted.`);
+      const message = `settled payment ${receipt.transaction} (${key}) could not be recorded in the ledger: ${(error as Error).message}`;
+      emit({ type: "ledger.alert", paymentKey: key, transaction: receipt.transaction, message });
+      throw new ServerError(`The payment was settled (transaction ${receipt.transaction}) but could not be recorded; the operator has been alerted.`);
     }
     emit({
       type: "payment.settled",
@@ -198,17 +215,11 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       asset: offer.requirement.asset,
       amount: offer.amount,
       rows,
-      payer: result.payer,
-      transaction: result.transaction,
-      via: "settlement",
+      payer: receipt.payer,
+      transaction: receipt.transaction,
+      via,
     });
-    return { kind: "paid", receipt: { success: true, transaction: result.transaction, network: result.network, payer: result.payer } };
-  }
-
-  async function transferred(payload: ExactPaymentPayload, offer: Offer): Promise<boolean> {
-    const { from, nonce } = payload.payload.authorization;
-    const { network, asset, payTo } = offer.requirement;
-    return (await deps.chain.paymentState({ network, asset, from, nonce, payTo, amount: offer.amount }))?.kind === "transferred";
+    return { kind: "paid", receipt: { success: true, transaction: receipt.transaction, network: receipt.network, payer: receipt.payer } };
   }
 
   function attemptFor(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, offer: Offer): SettlementAttempt {

@@ -37,6 +37,11 @@ const AUTHORIZATION_TYPES = {
 /** An ECDSA signature is 65 bytes; longer ones are ERC-1271 / ERC-6492 smart-wallet signatures. */
 const ECDSA_SIGNATURE_HEX_LENGTH = 2 + 65 * 2;
 
+/** Whether the payload's signature is an ECDSA one, whose signer `authorizationProblem` recovers. */
+export function signatureCheckedLocally(payload: ExactPaymentPayload): boolean {
+  return payload.payload.signature.length === ECDSA_SIGNATURE_HEX_LENGTH;
+}
+
 /** Whether the authorization lives longer than an offer allows (checked before anything else). */
 export function livesTooLong(payload: ExactPaymentPayload, maxTimeoutSeconds: number, nowSeconds: bigint): boolean {
   const horizon = nowSeconds + BigInt(maxTimeoutSeconds + CLOCK_ALLOWANCE_SECONDS);
@@ -56,7 +61,7 @@ export async function authorizationProblem(payload: ExactPaymentPayload, offer: 
   if (BigInt(validAfter) > nowSeconds) return "the authorization is not valid yet (validAfter is in the future)";
   if (BigInt(validBefore) < nowSeconds + SETTLEMENT_MARGIN_SECONDS) return "the authorization has expired (validBefore has passed)";
   const signature = payload.payload.signature as Hex;
-  if (signature.length !== ECDSA_SIGNATURE_HEX_LENGTH) return null;
+  if (!signatureCheckedLocally(payload)) return null;
   let signer: string;
   try {
     signer = await recoverTypedDataAddress({

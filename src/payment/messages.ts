@@ -25,6 +25,8 @@ export const PAYMENT_MESSAGES = {
   pendingElsewhere:
     "This payment's settlement for another resource has not been confirmed yet, so it cannot pay for this one: sign a new payment for this resource.",
   nonceUsed: "This payment's nonce was already used by another settled payment: sign a new payment.",
+  settlementUnknown: (reason: string) =>
+    `The payment was verified but the facilitator did not settle it (${reason}), and whether it was settled some other way cannot be told now: if the payer's balance shows the transfer, present the same payment again; otherwise sign a new payment.`,
   nonceConsumed:
     "This payment's authorization was cancelled on chain, or its nonce was spent by another authorization, so it paid nothing and never will: sign a new payment.",
 } as const;

@@ -4,8 +4,9 @@
  *
  * Per attempt, under the payment's claim (the one-request-per-payment lock every server shares, so
  * a server settling it right now is never overtaken):
- *   - used on chain by this payment → confirmed settled, with the transaction named by the token's
- *     AuthorizationUsed log ('' with a note when it cannot be found);
+ *   - used on chain by this payment → confirmed settled, with the transaction whose AuthorizationUsed
+ *     log is followed by the payment's Transfer, searched between the attempt and its validBefore;
+ *   - used, but those logs prove neither payment nor cancellation → left, saying what to look up;
  *   - cancelled, or its nonce spent by another authorization (chain.ts) → removed: it moved nothing;
  *   - not used, and the chain's latest block is at or past `validBefore` → removed: the
  *     authorization can never move money now (EIP-3009 requires block.timestamp < validBefore);
@@ -16,7 +17,6 @@
  */
 import { LedgerUnavailableError } from "../errors.ts";
 import type { AuthorizationCheck, AuthorizationChecker } from "./authorization-check.ts";
-import { LOG_LOOKBACK_BLOCKS } from "./chain.ts";
 import type { PaymentRecord, PaymentStore } from "./store.ts";
 
 export type ReconcileOutcome = "confirmed" | "removed" | "left" | "failed";
@@ -85,17 +85,21 @@ async function resolve(deps: ReconcileDeps, record: PaymentRecord, found: Author
         `the JSON-RPC endpoint for chain ${found.chainId} (${found.endpoint}) failed: ${found.reason}; left unconfirmed: check rpc_urls "${found.chainId}" (or set another endpoint there), then run --reconcile again.`,
       );
     case "used": {
-      const transaction = found.transaction?.hash ?? "";
-      const settledAt = found.transaction?.minedAt ?? new Date((deps.now ?? Date.now)());
+      const { hash: transaction, minedAt: settledAt } = found.transaction;
       await deps.store.confirm(record.paymentKey, { transaction, payer: record.payer, settledAt, rows: record.rows });
-      if (found.transaction === null) {
-        const nonce = nonceOf(record);
-        return step(
-          "confirmed",
-          `used on chain; confirmed settled, but no AuthorizationUsed log of token ${record.asset} names it in the last ${LOG_LOOKBACK_BLOCKS} blocks, so its transaction is recorded as '': find it on a block explorer (authorizer ${record.payer}, nonce ${nonce}).`,
-        );
-      }
       return step("confirmed", `used on chain in transaction ${transaction} (mined ${settledAt.toISOString()}): confirmed settled.`);
+    }
+    case "unproven": {
+      const nonce = nonceOf(record);
+      const where = `blocks ${found.range.fromBlock}–${found.range.toBlock}, from the attempt to its validBefore`;
+      const what =
+        found.transaction === null
+          ? `no log of token ${record.asset} in ${where} says how`
+          : `transaction ${found.transaction} (in ${where}) moved this amount to its payTo, but not right after marking the nonce used, as the token's transfers do`;
+      return step(
+        "left",
+        `used on chain, but ${what}: left unconfirmed; look up authorizer ${record.payer}, nonce ${nonce} on a block explorer.`,
+      );
     }
     case "consumed": {
       await deps.store.abandon(record.paymentKey);
@@ -123,7 +127,7 @@ async function resolve(deps: ReconcileDeps, record: PaymentRecord, found: Author
 /** The authorization a record stands for, from its key: network|asset|from|nonce (payload.ts `paymentKey`). */
 function authorizationOf(record: PaymentRecord) {
   const [network = "", asset = "", from = "", nonce = ""] = record.paymentKey.split("|");
-  return { network, asset, from, nonce, payTo: record.payTo, amount: record.amount };
+  return { network, asset, from, nonce, payTo: record.payTo, amount: record.amount, attemptedAt: record.settledAt, validBefore: record.validBefore };
 }
 
 function nonceOf(record: PaymentRecord): string {

@@ -6,10 +6,12 @@
  *   resource, within maxTimeoutSeconds of its settlement, and for per_row prices only while the
  *   result still has the rows paid for (a client that lost the response recovers it; the header is
  *   not a bearer token that buys the resource forever).
- * - Settling (the answer of /settle was lost, or the process died): the token contract is asked
- *   whether the authorization was used. If it was, the attempt becomes settled and the buyer gets
- *   the data, with no second transfer. If not, the payment is tried again as that same attempt,
- *   which is never deleted by this request (an earlier /settle may still land).
+ * - Settling (the answer of /settle was lost, or the process died): the chain is asked (chain.ts).
+ *   Transferred: the attempt becomes settled, and the buyer gets the data under the rules above
+ *   (within maxTimeoutSeconds of the settlement, per_row only for the rows paid for), with no second
+ *   transfer. Cancelled or spent otherwise: the attempt is removed. Unused or unproven: the payment
+ *   is tried again as that same attempt, which is never deleted by this request (an earlier
+ *   /settle may still land).
  *
  * A refused request never changes the record.
  */
@@ -72,20 +74,31 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
       await deps.store.abandon(key);
       return deps.quote(work, "nonce-used", MSG.nonceConsumed);
     }
-    // Unused: settle it now. Unknown (no endpoint, no log): the facilitator decides, and refuses a used nonce.
+    // Unused: settle it now. Unproven (no endpoint, no log): the facilitator decides, and refuses a used nonce.
     if (state?.kind !== "transferred") return deps.pay(work, payload, key, paymentId, true);
-    // The transfer happened: the buyer gets what the attempt was for, and the record says so.
+    // The transfer happened: the record says so, and the buyer gets what the attempt was for under
+    // the rules of any settled payment presented again (`replay`). It was mined before validBefore.
+    const settledAt = new Date(Math.min(deps.now(), Number(record.validBefore) * 1000));
+    const expired = deps.now() > settledAt.getTime() + deps.maxTimeoutSeconds * 1000;
+    const rows = expired ? null : await work.execute();
+    const changed = rows !== null && paidPerRow(work, payload) && record.rows !== null && rows !== record.rows;
+    const recordedRows = rows === null || changed ? record.rows : rows;
     const transaction = state.transaction;
-    const rows = await work.execute();
     try {
-      await deps.store.confirm(key, { transaction, payer: record.payer, settledAt: new Date(deps.now()), rows });
+      await deps.store.confirm(key, { transaction, payer: record.payer, settledAt, rows: recordedRows });
     } catch (error) {
-      const message = `payment ${key}, found settled on chain (${transaction || "transaction not found"}), could not be recorded: ${(error as Error).message}`;
+      const message = `payment ${key}, found settled on chain (${transaction}), could not be recorded: ${(error as Error).message}`;
       emit({ type: "ledger.alert", paymentKey: key, transaction, message });
       // The money has moved: never an error that says nothing was charged (as core.ts `settle`).
-      throw new ServerError(`The payment was settled (transaction ${transaction || "not found yet"}) but could not be recorded; the operator has been alerted.`);
+      throw new ServerError(`The payment was settled (transaction ${transaction}) but could not be recorded; the operator has been alerted.`);
     }
-    emit({ type: "payment.settled", ...settledFacts(work, { ...record, transaction }), rows, via: "recovery" });
+    emit({ type: "payment.settled", ...settledFacts(work, { ...record, transaction }), rows: recordedRows, via: "recovery" });
+    if (expired) return deps.quote(work, "replay-expired", MSG.replayExpired(deps.maxTimeoutSeconds));
+    if (changed) {
+      const fresh = offersForQuery(work.tags, rows ?? 0, deps.opts);
+      if (fresh.length === 0) return { kind: "free" };
+      return deps.required(work, fresh, "rows-changed", MSG.replayRowsChanged(record.rows!, rows ?? 0));
+    }
     return { kind: "paid", receipt: { success: true, transaction, network: record.network, payer: record.payer } };
   }
 

@@ -191,17 +191,18 @@ describe.each(["sqlite", "postgres"])("%s ledger", (name) => {
 });
 
 describe("when the chain has moved on", () => {
-  test(`a transfer older than the ${LOG_LOOKBACK_BLOCKS} blocks searched: confirmed settled, transaction '' with a note saying how to find it`, async () => {
+  test(`a transfer more than ${LOG_LOOKBACK_BLOCKS} blocks back: found between the attempt and its validBefore, confirmed with its transaction`, async () => {
     for (const ledger of ledgers) await leaveAttempt(ledger, "old", 5, "lost");
     await rpc("anvil_mine", [`0x${(LOG_LOOKBACK_BLOCKS + 1n).toString(16)}`, "0x0"]);
     for (const ledger of ledgers) {
       const old = ledger.attempts.old!;
+      expect(old.transaction).toMatch(/^0x[0-9a-f]{64}$/);
       const result = reconcile(ledger.withRpc, "--reconcile");
       expect({ code: result.code, err: result.err }).toEqual({ code: 0, err: "" });
       const block = blockFor(result.out, old.payer);
       expect(block).toStartWith("CONFIRMED  ");
-      expect(block).toContain(`its transaction is recorded as '': find it on a block explorer (authorizer ${old.payer}, nonce ${old.key.split("|")[3]})`);
-      expect((await rows(ledger)).get(old.key)).toMatchObject({ status: "settled", tx_hash: "" });
+      expect(block).toContain(`used on chain in transaction ${old.transaction} (mined `);
+      expect((await rows(ledger)).get(old.key)).toMatchObject({ status: "settled", tx_hash: old.transaction });
     }
   }, 60_000);
 

@@ -9,6 +9,8 @@ import { createAuthorizationChecker } from "../../src/payment/authorization-chec
 import { PAYMENT_MESSAGES } from "../../src/payment/messages.ts";
 import { reconcileAttempts } from "../../src/payment/reconcile.ts";
 import { PAYMENT_IDENTIFIER } from "../../src/payment/payload.ts";
+import type { PriceTag } from "../../src/config/types.ts";
+import type { PaymentCore } from "../../src/payment/core.ts";
 import { copy, expect402, expectPaid, fixedTags, perRowTags, queryWork, signFirst, useHarness, type Harness } from "./core-harness.ts";
 
 const h = useHarness();
@@ -219,5 +221,89 @@ describe("a payment whose nonce the payer spends elsewhere while it settles", ()
     expect(step!.detail).toMatch(how === "cancel" ? /^its authorization was cancelled on chain in transaction 0x[0-9a-f]{64}, so this attempt moved nothing and never will: removed\.$/ : /^its authorization was spent on chain in transaction 0x[0-9a-f]{64} by another authorization with its nonce, which did not pay this attempt's amount to its payTo, so this attempt moved nothing and never will: removed\.$/);
     expect(await h.store.unconfirmed()).toEqual([]);
     expect(await h.store.list()).toEqual([]);
+  }, 15_000);
+});
+
+describe("a payment settled on chain by someone other than the facilitator", () => {
+  /** /settle finds the buyer's own authorization already submitted (by a request that outlived its claim, or anyone holding it). */
+  async function submittedFirst(core: PaymentCore, maxId: number) {
+    const { body } = expect402(await core.process(queryWork(maxId, fixedTags(h), null, h).work));
+    const { payload, payer } = await signFirst(h, body);
+    const { authorization, signature } = payload.payload;
+    let transaction = "";
+    h.proxy.setBehaviour({ settle: { kind: "hook", before: async () => void (transaction = await h.devnet.submitAuthorization(authorization as never, signature as `0x${string}`)) } });
+    try {
+      return { outcome: await core.process(queryWork(maxId, fixedTags(h), payload, h).work), payer, transaction: () => transaction };
+    } finally {
+      h.proxy.setBehaviour({});
+    }
+  }
+
+  test("the chain shows this payment transferred: recorded and delivered with that transaction, paid once", async () => {
+    const { outcome, payer, transaction } = await submittedFirst(h.core, 8);
+    const { receipt } = expectPaid(outcome);
+    expect(receipt.transaction).toBe(transaction());
+    expect(await h.store.list()).toEqual([expect.objectContaining({ transaction: transaction(), amount: 7000n, rows: 8 })]);
+    expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n - 7000n);
+    expect(h.events.at(-1)).toMatchObject({ type: "payment.settled", via: "recovery" });
+  }, 15_000);
+
+  test("without a way to read the chain: 402 that does not say nothing was charged, and the attempt is kept for reconcile", async () => {
+    const { outcome, payer } = await submittedFirst(h.newCore({ rpc: false }), 9);
+    expect(expect402(outcome).body.error).toMatch(/^The payment was verified but the facilitator did not settle it \(.*\), and whether it was settled some other way cannot be told now/);
+    expect((await h.store.unconfirmed()).map((attempt) => attempt.payer)).toEqual([payer.account.address]);
+  }, 15_000);
+});
+
+describe("a lost settlement recovered under the rules of a payment presented again", () => {
+  /** /settle settles on chain, then answers after our client gave up. */
+  async function lost(tags: PriceTag[], maxId: number) {
+    const impatient = h.newCore({ facilitatorTimeoutMs: 300 });
+    const { body } = expect402(await impatient.process(queryWork(maxId, tags, null, h).work));
+    const { payload, payer } = await signFirst(h, body);
+    h.proxy.setBehaviour({ settle: { kind: "hook", before: () => Bun.sleep(600) } });
+    await expect(impatient.process(queryWork(maxId, tags, payload, h).work)).rejects.toThrow();
+    const before = 1_000_000n;
+    for (let i = 0; i < 50 && (await h.devnet.balanceOf(payer.account.address)) === before; i++) await Bun.sleep(100);
+    h.proxy.setBehaviour({});
+    expect(await h.store.unconfirmed()).toHaveLength(1);
+    return payload;
+  }
+
+  test("per_row: rows added since: 402 with the offers for the new rows, the settlement recorded for the rows paid for", async () => {
+    const payload = await lost(perRowTags(h), 25);
+    h.data.run("INSERT INTO swaps (id, amount_usd) VALUES (0, 1)");
+    try {
+      const refused = expect402(await h.core.process(queryWork(25, perRowTags(h), payload, h).work));
+      expect(refused.body.error).toBe(PAYMENT_MESSAGES.replayRowsChanged(25, 26));
+    } finally {
+      h.data.run("DELETE FROM swaps WHERE id = 0");
+    }
+    expect(await h.store.list()).toEqual([expect.objectContaining({ rows: 25, amount: 2500n })]);
+    expectPaid(await h.core.process(queryWork(25, perRowTags(h), payload, h).work));
+  }, 15_000);
+
+  test("later than maxTimeoutSeconds after its validBefore: 402, the settlement recorded, nothing run", async () => {
+    const payload = await lost(fixedTags(h), 9);
+    h.clock = (Number(payload.payload.authorization.validBefore) + 301) * 1000;
+    const { work, calls } = queryWork(9, fixedTags(h), payload, h);
+    expect(expect402(await h.core.process(work)).body.error).toBe(PAYMENT_MESSAGES.replayExpired(300));
+    expect(calls.run).toBe(0);
+    expect(await h.store.unconfirmed()).toEqual([]);
+    expect(await h.store.list({ since: new Date(0) })).toHaveLength(1);
+  }, 15_000);
+});
+
+describe("a signature that cannot be checked here (not 65 bytes: a smart wallet's)", () => {
+  test("a forged one is refused at /verify before anything is written or run", async () => {
+    const { body } = expect402(await h.core.process(queryWork(5, fixedTags(h), null, h).work));
+    const { payload } = await signFirst(h, body);
+    const forged = copy(payload);
+    forged.payload.signature = `0x${"ab".repeat(66)}`;
+    const { work, calls } = queryWork(5, fixedTags(h), forged, h);
+    expect(expect402(await h.core.process(work)).body.error).toMatch(/^The payment was not verified/);
+    expect(calls.run).toBe(0);
+    expect(await h.store.unconfirmed()).toEqual([]);
+    expect(h.proxy.requests.map((r) => r.endpoint)).toEqual(["verify"]);
   }, 15_000);
 });
