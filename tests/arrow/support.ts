@@ -2,8 +2,7 @@
  * Real SQLite files for the encoder tests, and the decoded view of a stream through apache-arrow.
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tempDir } from "../support/fixtures.ts";
 import { join } from "node:path";
 import { tableFromIPC, type Table } from "apache-arrow";
 import { arrowKindFor } from "../../src/arrow/types.ts";
@@ -26,7 +25,7 @@ export class SqlLiteral {
  * query worker does: a read-only connection with safeIntegers, `stmt.values()`.
  */
 export function storeAndRead(columns: TestColumn[], rows: unknown[][], options: { safeIntegers?: boolean } = {}): unknown[][] {
-  const path = join(mkdtempSync(join(tmpdir(), "arrow402-arrow-")), "test.sqlite");
+  const path = join(tempDir("arrow402-arrow-"), "test.sqlite");
   const db = new Database(path, { create: true, safeIntegers: true });
   db.run("PRAGMA synchronous = OFF"); // test files need no durability
   const definitions = columns.map((c) => `"${c.name}" ${c.declared}${c.notNull ? " NOT NULL" : ""}`);

@@ -4,9 +4,9 @@
  * 406). Nothing is written, and the message says what came instead.
  */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../support/fixtures.ts";
 import { runCli } from "./cli.ts";
 
 const ANSWERS: Record<string, () => Response> = {
@@ -21,7 +21,7 @@ const server = Bun.serve({
   fetch: (request) => ANSWERS[new URL(request.url).pathname]?.() ?? new Response("not found", { status: 404 }),
 });
 afterAll(() => server.stop(true));
-const dir = mkdtempSync(join(tmpdir(), "arrow402-wrong-format-"));
+const dir = tempDir("arrow402-wrong-format-");
 
 test.each([
   ["csv", "arrow402: the server answered with text/csv; charset=utf-8 instead of application/vnd.apache.parquet; nothing was written"],

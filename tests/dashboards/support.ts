@@ -4,8 +4,7 @@
  * client (fetch would normalise `..` and `%2e%2e` before they reach the server).
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tempDir as sharedTempDir } from "../support/fixtures.ts";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/types.ts";
@@ -16,7 +15,7 @@ export const PAIRS = ["ETH/USDC", "WBTC/USDC", "ARB/ETH", "OP/USDC"];
 export const SWAP_COLUMNS = ["id", "ts", "pair", "amount_usd", "fee_units", "note"];
 
 export function tempDir(prefix = "arrow402-dash-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return sharedTempDir(prefix);
 }
 
 /** `swaps`: one row every 7 minutes from 2026-01-01, amounts and pairs from a fixed-seed generator. */

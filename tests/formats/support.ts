@@ -6,8 +6,7 @@
  * floats as numbers, text as strings, blobs as bytes, booleans, null.
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tempDir } from "../support/fixtures.ts";
 import { join } from "node:path";
 import { tableFromIPC, type Table } from "apache-arrow";
 import { readParquet } from "parquet-wasm";
@@ -41,7 +40,7 @@ export interface Fixture {
 }
 
 export function tempPath(name: string): string {
-  return join(mkdtempSync(join(tmpdir(), "arrow402-formats-")), name);
+  return join(tempDir("arrow402-formats-"), name);
 }
 
 /** A database file made with `create` statements, then read back read-only with safeIntegers. */

@@ -4,13 +4,14 @@
  */
 import { Database } from "bun:sqlite";
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { runRoot } from "./temp-root.ts";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/types.ts";
 
+/** A fresh folder inside this run's temporary root (temp-root.ts), removed when the run ends. */
 export function tempDir(prefix = "arrow402-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return mkdtempSync(join(runRoot(), prefix));
 }
 
 /** A database with one column per row of ARCHITECTURE.md §5, plus a free and a paid table. */
