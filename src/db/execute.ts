@@ -61,6 +61,11 @@ export class QueryExecutor {
    */
   readonly stats = { splitScans: 0, resultCacheHits: 0 };
 
+  /** Queries with a WHERE tried on the HTTP thread under its budget, and those that overran (inline.ts). */
+  get inlineStats(): Readonly<{ budgetedRuns: number; overruns: number }> {
+    return this.inline.stats;
+  }
+
   constructor(
     dbPath: string,
     private readonly limits: ExecuteLimits,
@@ -122,6 +127,10 @@ export class QueryExecutor {
    * while the data is unchanged (count-cache.ts), so repeated quotes do not rescan.
    */
   async count(query: ValidatedQuery): Promise<number> {
+    // A count kept at this data version costs nothing: asked before trying the HTTP thread, whose
+    // try of a long count reads part of the table before handing it to a worker.
+    const kept = query.readsClock ? null : this.counts.peek(query.sql);
+    if (kept !== null) return kept;
     const small = this.inline.worthTrying(query) ? this.inline.count(query) : null;
     if (small !== null) return small;
     // A WHERE that reads the clock counts other rows a second later with the same data.
