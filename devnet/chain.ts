@@ -74,6 +74,9 @@ export async function startChain(options: ChainOptions = {}): Promise<Chain> {
       "--port", String(options.port ?? 0),
       "--chain-id", String(DEVNET_CHAIN_ID),
       "--hardfork", "cancun",
+      // States anvil moves out of memory (many blocks: a test mines 10,000) go under our folder,
+      // removed at stop; by default they stay in ~/.foundry/anvil/tmp (~3 GB per such run).
+      "--cache-path", join(dir, "states"),
     ],
     { stdin: "ignore", stdout: Bun.file(logPath), stderr: Bun.file(errPath) },
   );
