@@ -222,7 +222,7 @@ function assemble(config: Config, catalog: Catalog, services: Services, options:
   const payments = createPaymentCore({
     facilitator,
     store,
-    chain: createChainReader(config.rpcUrls),
+    chain: createChainReader(config.rpcUrls, config.facilitator.timeoutMs),
     maxTimeoutSeconds: config.payment.maxTimeoutSeconds,
     claimTtlMs: claimTtlMs(config),
     onEvent: events.emit,
@@ -243,8 +243,9 @@ function assemble(config: Config, catalog: Catalog, services: Services, options:
 }
 
 /**
- * How long one request may hold a payment: its query, /verify and /settle, with room to spare. A
- * holder that died frees the payment after this long.
+ * How long one request may hold a payment: its query, /verify, /settle and, after a failed /settle,
+ * the chain read (bounded by facilitator.timeout_ms), with room to spare. A holder that died frees
+ * the payment after this long.
  */
 function claimTtlMs(config: Config): number {
   return 2 * (config.limits.queryTimeoutMs + 2 * config.facilitator.timeoutMs);

@@ -62,7 +62,13 @@ export interface ChainReader {
   paymentState(ref: PaymentRef): Promise<PaymentState | null>;
 }
 
-export function createChainReader(rpcUrls: Record<number, string>, timeoutMs = 5_000): ChainReader {
+/**
+ * `deadlineMs`: the most one `paymentState` may take, all its calls together; past it the state is
+ * unknown (null), which never removes an attempt. The server passes `facilitator.timeout_ms`, so the
+ * read ends within the payment's claim (server.ts `claimTtlMs`: twice the query's and two
+ * facilitator calls' time), and no other request can take the payment meanwhile.
+ */
+export function createChainReader(rpcUrls: Record<number, string>, deadlineMs = 10_000, timeoutMs = 5_000): ChainReader {
   const clients = new Map<number, PublicClient>();
   const clientFor = (network: string): PublicClient | null => {
     const chainId = Number(network.replace(/^eip155:/, ""));
@@ -80,21 +86,32 @@ export function createChainReader(rpcUrls: Record<number, string>, timeoutMs = 5
     async paymentState(ref) {
       const client = clientFor(ref.network);
       if (client === null) return null;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deadlineMs)));
       try {
-        const head = await client.getBlockNumber();
-        const used = await client.readContract({
-          address: ref.asset as Hex,
-          abi: EIP3009_ABI,
-          functionName: "authorizationState",
-          args: [ref.from as Hex, ref.nonce as Hex],
-          blockNumber: head,
-        });
-        return used ? await findNonceUse(client, ref, recentBlocks(head)) : { kind: "unused" };
-      } catch {
-        return null;
+        return await Promise.race([readState(client, ref), deadline]);
+      } finally {
+        clearTimeout(timer);
       }
     },
   };
+}
+
+/** The payment's state read through `client`, or null when the endpoint failed. */
+async function readState(client: PublicClient, ref: PaymentRef): Promise<PaymentState | null> {
+  try {
+    const head = await client.getBlockNumber();
+    const used = await client.readContract({
+      address: ref.asset as Hex,
+      abi: EIP3009_ABI,
+      functionName: "authorizationState",
+      args: [ref.from as Hex, ref.nonce as Hex],
+      blockNumber: head,
+    });
+    return used ? await findNonceUse(client, ref, recentBlocks(head)) : { kind: "unused" };
+  } catch {
+    return null;
+  }
 }
 
 /** Blocks to search for a nonce's logs, both ends included. */

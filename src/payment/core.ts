@@ -117,8 +117,11 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     // or run for it before the facilitator has verified it.
     const checkedHere = signatureCheckedLocally(payload);
     if (!checkedHere) {
-      const verdict = await verification.catch(() => null);
-      if (verdict !== null && !verdict.isValid) {
+      const verdict = await verification.catch((error) => {
+        emit({ type: "facilitator.error", endpoint: "verify", message: String((error as Error).message) });
+        throw error;
+      });
+      if (!verdict.isValid) {
         return required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
       }
     }
