@@ -55,7 +55,11 @@ export type NonceUse =
   | { kind: "unproven"; transaction: Hex | null };
 
 /** What the chain says of a payment: its nonce unused, or how it was used. */
-export type PaymentState = { kind: "unused" } | NonceUse;
+export type PaymentState =
+  | { kind: "unused" }
+  /** Transferred, with its block's time (the settlement's time). */
+  | (Extract<NonceUse, { kind: "transferred" }> & { minedAt: Date })
+  | Exclude<NonceUse, { kind: "transferred" }>;
 
 export interface ChainReader {
   /** null: this chain has no RPC endpoint, or the endpoint did not answer. */
@@ -108,7 +112,11 @@ async function readState(client: PublicClient, ref: PaymentRef): Promise<Payment
       args: [ref.from as Hex, ref.nonce as Hex],
       blockNumber: head,
     });
-    return used ? await findNonceUse(client, ref, recentBlocks(head)) : { kind: "unused" };
+    if (!used) return { kind: "unused" };
+    const use = await findNonceUse(client, ref, recentBlocks(head));
+    if (use.kind !== "transferred") return use;
+    const block = await client.getBlock({ blockNumber: use.blockNumber });
+    return { ...use, minedAt: new Date(Number(block.timestamp) * 1000) };
   } catch {
     return null;
   }

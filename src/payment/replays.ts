@@ -76,9 +76,9 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
     }
     // Unused: settle it now. Unproven (no endpoint, no log): the facilitator decides, and refuses a used nonce.
     if (state?.kind !== "transferred") return deps.pay(work, payload, key, paymentId, true);
-    // The transfer happened: the record says so, and the buyer gets what the attempt was for under
-    // the rules of any settled payment presented again (`replay`). It was mined before validBefore.
-    const settledAt = new Date(Math.min(deps.now(), Number(record.validBefore) * 1000));
+    // The transfer happened: the record says so (dated by its block), and the buyer gets what the
+    // attempt was for under the rules of any settled payment presented again (`replay`).
+    const settledAt = state.minedAt;
     const expired = deps.now() > settledAt.getTime() + deps.maxTimeoutSeconds * 1000;
     const rows = expired ? null : await work.execute();
     const changed = rows !== null && paidPerRow(work, payload) && record.rows !== null && rows !== record.rows;

@@ -144,6 +144,9 @@ describe("a settlement whose answer was lost", () => {
     const chain = createPublicClient({ transport: http(h.devnet.rpcUrl) });
     const mined = await chain.getTransactionReceipt({ hash: transaction as `0x${string}` });
     expect(mined.status).toBe("success");
+    // Dated by its block, as the replay window counts from the settlement.
+    const block = await chain.getBlock({ blockNumber: mined.blockNumber });
+    expect((await h.store.list())[0]!.settledAt.getTime()).toBe(Number(block.timestamp) * 1000);
     expect(mined.logs.some((log) => log.address.toLowerCase() === h.devnet.token.address.toLowerCase())).toBe(true);
     expect(h.events.at(-1)).toMatchObject({ type: "payment.settled", via: "recovery" });
   }, 15_000);
