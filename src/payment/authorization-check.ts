@@ -9,8 +9,8 @@
  * The state is read at that very block, so "unused at a block past validBefore" is one consistent
  * observation. Only `rpc_urls` endpoints are asked; nothing is ever sent.
  */
-import { createPublicClient, http, type Hex, type PublicClient } from "viem";
-import { EIP3009_ABI, findNonceUse, type BlockRange, type PaymentRef } from "./chain.ts";
+import type { Hex, PublicClient } from "viem";
+import { chainIdOf, EIP3009_ABI, findNonceUse, rpcClients, type BlockRange, type PaymentRef } from "./chain.ts";
 import { CLOCK_ALLOWANCE_SECONDS } from "./local-checks.ts";
 
 export type AuthorizationCheck =
@@ -40,21 +40,10 @@ export interface AuthorizationChecker {
 }
 
 export function createAuthorizationChecker(rpcUrls: Record<number, string>, timeoutMs = 10_000): AuthorizationChecker {
-  const clients = new Map<number, PublicClient>();
-  const clientFor = (chainId: number): PublicClient | null => {
-    const url = rpcUrls[chainId];
-    if (url === undefined) return null;
-    let client = clients.get(chainId);
-    if (client === undefined) {
-      client = createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 1 }) });
-      clients.set(chainId, client);
-    }
-    return client;
-  };
-
+  const clientFor = rpcClients(rpcUrls, timeoutMs);
   return {
     async check(ref) {
-      const chainId = Number(ref.network.replace(/^eip155:/, ""));
+      const chainId = chainIdOf(ref.network);
       const client = clientFor(chainId);
       if (client === null) return { kind: "no-rpc", chainId };
       const asset = ref.asset as Hex;

@@ -73,22 +73,10 @@ export interface ChainReader {
  * facilitator calls' time), and no other request can take the payment meanwhile.
  */
 export function createChainReader(rpcUrls: Record<number, string>, deadlineMs = 10_000, timeoutMs = 5_000): ChainReader {
-  const clients = new Map<number, PublicClient>();
-  const clientFor = (network: string): PublicClient | null => {
-    const chainId = Number(network.replace(/^eip155:/, ""));
-    const url = rpcUrls[chainId];
-    if (url === undefined) return null;
-    let client = clients.get(chainId);
-    if (client === undefined) {
-      client = createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 1 }) });
-      clients.set(chainId, client);
-    }
-    return client;
-  };
-
+  const clientFor = rpcClients(rpcUrls, timeoutMs);
   return {
     async paymentState(ref) {
-      const client = clientFor(ref.network);
+      const client = clientFor(chainIdOf(ref.network));
       if (client === null) return null;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deadlineMs)));
@@ -98,6 +86,26 @@ export function createChainReader(rpcUrls: Record<number, string>, deadlineMs = 
         clearTimeout(timer);
       }
     },
+  };
+}
+
+/** The chain id of an `eip155:<id>` network. */
+export function chainIdOf(network: string): number {
+  return Number(network.replace(/^eip155:/, ""));
+}
+
+/** One viem client per chain with an `rpc_urls` endpoint, made on first use; null for a chain without one. */
+export function rpcClients(rpcUrls: Record<number, string>, timeoutMs: number): (chainId: number) => PublicClient | null {
+  const clients = new Map<number, PublicClient>();
+  return (chainId) => {
+    const url = rpcUrls[chainId];
+    if (url === undefined) return null;
+    let client = clients.get(chainId);
+    if (client === undefined) {
+      client = createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 1 }) });
+      clients.set(chainId, client);
+    }
+    return client;
   };
 }
 
