@@ -11,6 +11,7 @@ import { accessSync, chmodSync, constants, mkdtempSync, rmSync, statSync } from 
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { spawnWatchdog, stopOnProcessEnd } from "./process-end.ts";
 
 export interface Chain {
   rpcUrl: string;
@@ -81,8 +82,8 @@ export async function startChain(options: ChainOptions = {}): Promise<Chain> {
     { stdin: "ignore", stdout: Bun.file(logPath), stderr: Bun.file(errPath) },
   );
   anvil.unref();
-  const watchdog = spawnWatchdog(anvil.pid);
-  const detachHandlers = killOnProcessEnd(anvil);
+  const watchdog = spawnWatchdog("anvil-watchdog", anvil.pid, 'kill "$2" 2>/dev/null');
+  const detachHandlers = stopOnProcessEnd(anvil, "SIGTERM");
 
   let stopped = false;
   const stop = async (): Promise<void> => {
@@ -106,39 +107,6 @@ export async function startChain(options: ChainOptions = {}): Promise<Chain> {
   }
 }
 
-/** A shell loop that kills the chain once our pid is gone, and ends itself when the chain ends. */
-function spawnWatchdog(anvilPid: number): Bun.Subprocess {
-  const script = 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill "$2" 2>/dev/null';
-  const watchdog = Bun.spawn(["sh", "-c", script, "anvil-watchdog", String(process.pid), String(anvilPid)], {
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  watchdog.unref();
-  return watchdog;
-}
-
-/**
- * Kills the chain on exit and on SIGINT/SIGTERM. A signal handler replaces Node's default
- * "terminate" behaviour, so when ours is the only one we re-raise the signal after removing it.
- */
-function killOnProcessEnd(anvil: Bun.Subprocess): () => void {
-  const onExit = () => anvil.kill("SIGTERM");
-  const onSignal = (signal: NodeJS.Signals) => {
-    anvil.kill("SIGTERM");
-    detach();
-    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-  };
-  const detach = () => {
-    process.off("exit", onExit);
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  };
-  process.on("exit", onExit);
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return detach;
-}
 
 async function waitForListening(
   anvil: Bun.Subprocess,

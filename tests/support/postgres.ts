@@ -14,6 +14,10 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { spawnWatchdog, stopOnProcessEnd } from "../../devnet/process-end.ts";
+
+/** What the watchdog does once our pid is gone: stop the server ($2), wait for it, remove its folder ($3). */
+const STOP_AND_REMOVE = 'kill -INT "$2" 2>/dev/null; while kill -0 "$2" 2>/dev/null; do sleep 0.2; done; rm -rf "$3"';
 
 export interface PostgresServer {
   /** URL of the `postgres` maintenance database, e.g. postgres://postgres@127.0.0.1:54321/postgres. */
@@ -152,7 +156,7 @@ async function launch(
       ...owner,
     });
     postgres.unref();
-    const running = { postgres, watchdog: spawnWatchdog(postgres.pid, dir), detach: stopOnProcessEnd(postgres) };
+    const running = { postgres, watchdog: spawnWatchdog("postgres-watchdog", postgres.pid, STOP_AND_REMOVE, [dir]), detach: stopOnProcessEnd(postgres, "SIGINT") };
     try {
       await waitForReady(postgres, logPath, url);
     } catch (error) {
@@ -315,44 +319,4 @@ async function waitForReady(postgres: Bun.Subprocess, logPath: string, url: stri
     await Bun.sleep(50);
   }
   throw new Error(`postgres did not accept connections within ${START_TIMEOUT_MS} ms (log: ${logPath})`);
-}
-
-/** A shell loop that stops the server (and removes its folder) once our pid is gone; it ends itself when the server ends. */
-function spawnWatchdog(serverPid: number, dir: string): Bun.Subprocess {
-  const script = [
-    'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done',
-    'kill -0 "$1" 2>/dev/null && exit 0', // the server ended while we live: stop() cleans up
-    'kill -INT "$2" 2>/dev/null',
-    'while kill -0 "$2" 2>/dev/null; do sleep 0.2; done',
-    'rm -rf "$3"',
-  ].join("; ");
-  const watchdog = Bun.spawn(["sh", "-c", script, "postgres-watchdog", String(process.pid), String(serverPid), dir], {
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  watchdog.unref();
-  return watchdog;
-}
-
-/**
- * Stops the server on exit and on SIGINT/SIGTERM. A signal handler replaces the default
- * "terminate" behaviour, so when ours is the only one the signal is raised again after removing it.
- */
-function stopOnProcessEnd(postgres: Bun.Subprocess): () => void {
-  const onExit = () => postgres.kill("SIGINT");
-  const onSignal = (signal: NodeJS.Signals) => {
-    postgres.kill("SIGINT");
-    detach();
-    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-  };
-  const detach = () => {
-    process.off("exit", onExit);
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  };
-  process.on("exit", onExit);
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return detach;
 }

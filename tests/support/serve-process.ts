@@ -11,6 +11,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type { Devnet, EndpointBehaviour } from "../../devnet/index.ts";
+import { spawnWatchdog } from "../../devnet/process-end.ts";
 import { defaultTables, QUERY_DESCRIPTION, TOKEN_KEY, TOKEN_SYMBOL } from "./paid-server.ts";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -89,7 +90,7 @@ export async function spawnServe(config: ServeConfig): Promise<ServerProcess> {
     stdout: Bun.file(logPath),
     stderr: Bun.file(logPath),
   });
-  const entry = { proc, watchdog: spawnWatchdog(proc.pid) };
+  const entry = { proc, watchdog: spawnWatchdog("serve-watchdog", proc.pid, 'kill -KILL "$2" 2>/dev/null; exit 0') };
   running.add(entry);
   if (!exitHandler) {
     exitHandler = true;
@@ -138,18 +139,6 @@ export async function stopAllServers(): Promise<void> {
       await proc.exited;
     }),
   );
-}
-
-/** Kills the server once our pid is gone; ends itself when the server ends. */
-function spawnWatchdog(serverPid: number): Bun.Subprocess {
-  const script = 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill -KILL "$2" 2>/dev/null; exit 0';
-  const watchdog = Bun.spawn(["sh", "-c", script, "serve-watchdog", String(process.pid), String(serverPid)], {
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  watchdog.unref();
-  return watchdog;
 }
 
 export async function freePort(): Promise<number> {
