@@ -2,11 +2,11 @@
  * Checks a payment payload against the offer it claims to accept, before any database or
  * facilitator work (ARCHITECTURE.md §6 step 4): a payment that can never settle must cost the server no
  * more than a quote. Everything here is local and cheap: the authorization's recipient, amount and
- * time window, and the EIP-712 signature recovered with viem. The facilitator makes the same
+ * time window, and the EIP-712 signature (signature.ts). The facilitator makes the same
  * checks (and the on-chain ones: balance, nonce) again at /verify.
  */
-import { recoverTypedDataAddress, type Hex } from "viem";
 import type { Offer } from "./pricing.ts";
+import { recoverAuthorizationSigner, UnsignableError } from "./signature.ts";
 import type { ExactPaymentPayload } from "./wire.ts";
 
 /**
@@ -21,18 +21,6 @@ export const CLOCK_ALLOWANCE_SECONDS = 60;
  * `validBefore < now + 6` is `invalid_exact_evm_payload_authorization_valid_before`); so do we.
  */
 const SETTLEMENT_MARGIN_SECONDS = 6n;
-
-/** EIP-3009 `TransferWithAuthorization`, as x402's exact EVM client signs it. */
-const AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 /** An ECDSA signature is 65 bytes; longer ones are ERC-1271 / ERC-6492 smart-wallet signatures. */
 const ECDSA_SIGNATURE_HEX_LENGTH = 2 + 65 * 2;
@@ -54,30 +42,26 @@ export function livesTooLong(payload: ExactPaymentPayload, maxTimeoutSeconds: nu
  * facilitator does at /verify.
  */
 export async function authorizationProblem(payload: ExactPaymentPayload, offer: Offer, nowSeconds: bigint): Promise<string | null> {
-  const { from, to, value, validAfter, validBefore, nonce } = payload.payload.authorization;
+  const { from, to, value, validAfter, validBefore } = payload.payload.authorization;
   const requirement = offer.requirement;
   if (to.toLowerCase() !== requirement.payTo.toLowerCase()) return `the authorization pays ${to}, not the offer's payTo ${requirement.payTo}`;
   if (BigInt(value) !== offer.amount) return `the authorization is for ${value} units, not the offer's ${offer.amount}`;
   if (BigInt(validAfter) > nowSeconds) return "the authorization is not valid yet (validAfter is in the future)";
   if (BigInt(validBefore) < nowSeconds + SETTLEMENT_MARGIN_SECONDS) return "the authorization has expired (validBefore has passed)";
-  const signature = payload.payload.signature as Hex;
   if (!signatureCheckedLocally(payload)) return null;
-  let signer: string;
+  let signer: string | null;
   try {
-    signer = await recoverTypedDataAddress({
-      domain: {
-        name: String(requirement.extra.name),
-        version: String(requirement.extra.version),
-        chainId: Number(requirement.network.slice("eip155:".length)),
-        verifyingContract: requirement.asset as Hex,
-      },
-      types: AUTHORIZATION_TYPES,
-      primaryType: "TransferWithAuthorization",
-      message: { from: from as Hex, to: to as Hex, value: BigInt(value), validAfter: BigInt(validAfter), validBefore: BigInt(validBefore), nonce: nonce as Hex },
-      signature,
-    });
-  } catch {
-    return "the signature is not a valid ECDSA signature";
+    const domain = {
+      name: String(requirement.extra.name),
+      version: String(requirement.extra.version),
+      chainId: BigInt(requirement.network.slice("eip155:".length)),
+      verifyingContract: requirement.asset,
+    };
+    signer = await recoverAuthorizationSigner(domain, payload.payload.authorization, payload.payload.signature);
+  } catch (error) {
+    if (!(error instanceof UnsignableError)) throw error;
+    signer = null;
   }
+  if (signer === null) return "the signature is not a valid ECDSA signature";
   return signer.toLowerCase() === from.toLowerCase() ? null : "the signature was not made by the authorization's `from` for this offer";
 }
