@@ -59,7 +59,7 @@ export class QueryExecutor {
    * For operators and tests: whole-table scans read by two workers at once (striped.ts), and
    * results answered from the result cache (result-cache.ts).
    */
-  readonly stats = { splitScans: 0, resultCacheHits: 0 };
+  readonly stats = { splitScans: 0, exactRangeReads: 0, resultCacheHits: 0 };
 
   /** Queries with a WHERE tried on the HTTP thread under its budget, and those that overran (inline.ts). */
   get inlineStats(): Readonly<{ budgetedRuns: number; overruns: number }> {
@@ -204,6 +204,7 @@ export class QueryExecutor {
       queryTimeoutMs: this.limits.queryTimeoutMs,
       fallback: run,
       onSplit: () => this.stats.splitScans++,
+      onExactRead: () => this.stats.exactRangeReads++,
       sending: this.sending,
       format,
     }).started;

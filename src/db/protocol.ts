@@ -105,7 +105,8 @@ export type FromWorker =
   /** A joining worker met a writer's lock and did not wait: the scan goes on without it. */
   | { type: "stripe-busy"; id: number }
   /** The record batch of range `seq` (no bytes when it held no rows). */
-  | { type: "range-done"; id: number; seq: number; bytes: Uint8Array[]; rows: number }
+  /** `exact`: the range was read again with safeIntegers (worker.ts `Stripe.fast`). */
+  | { type: "range-done"; id: number; seq: number; bytes: Uint8Array[]; rows: number; exact: boolean }
   /**
    * A value does not fit: the worker waits, in the same read transaction, for the query that
    * names its rowid. Built only now because it costs a parse, and misfits are rare.

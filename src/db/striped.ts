@@ -85,6 +85,8 @@ export interface StripedScanOptions {
   fallback: (slot: WorkerSlot) => Promise<QueryResult>;
   /** A second worker joined the scan. */
   onSplit?: () => void;
+  /** A range read again exactly (worker.ts `Stripe.fast`). */
+  onExactRead?: () => void;
   /** How a client that stops reading is handled (outgoing.ts). */
   sending?: SendingOptions;
   /** A concatenable output format: each worker encodes its ranges, this side the head and end. */
@@ -145,6 +147,7 @@ export class StripedScan extends ResultStream {
       else this.joined(slot, msg.min, msg.max);
     } else if (msg.type === "range-done") {
       this.queued.set(slot, this.queued.get(slot)! - 1);
+      if (msg.exact) this.o.onExactRead?.();
       this.arrived.set(msg.seq, { bytes: msg.bytes, rows: msg.rows });
       this.queueArrived();
       if (this.ended) return;

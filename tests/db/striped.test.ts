@@ -25,7 +25,7 @@ let two: QueryExecutor;
 let one: QueryExecutor;
 let wal: QueryExecutor;
 
-const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span", "top"];
+const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span", "top", "ambiguous"];
 
 beforeAll(() => {
   const dir = tempDir();
@@ -39,6 +39,7 @@ beforeAll(() => {
   db.run("CREATE TABLE empty (id INTEGER PRIMARY KEY, v TEXT)");
   db.run("CREATE TABLE wide_span (id INTEGER PRIMARY KEY, v TEXT)");
   db.run("CREATE TABLE top (id INTEGER PRIMARY KEY, v TEXT)");
+  db.run("CREATE TABLE ambiguous (id INTEGER PRIMARY KEY, i INTEGER, r REAL)");
   db.transaction(() => {
     const dense = db.prepare("INSERT INTO dense VALUES (?, ?, ?, ?)");
     for (let i = 1; i <= 100_000; i++) dense.run(i, i * 7919 - 2 ** 40, i % 13 === 0 ? null : `row ${i} ✓`, i % 5 === 0 ? null : i / 3);
@@ -52,6 +53,11 @@ beforeAll(() => {
     // The largest rowids SQLite allows: the last range ends at 2^63 − 1, not past it.
     const top = db.prepare("INSERT INTO top VALUES (?, ?)");
     for (let i = 0n; i < 10_000n; i++) top.run(2n ** 63n - 1n - i, `t${i}`);
+    // Values a read without safeIntegers cannot tell exactly, in three ranges of 4,096 rowids:
+    // integers beyond 2^53 (2^53 + 1 reads as 2^53) and a REAL from 2^53 up.
+    const ambiguous = db.prepare("INSERT INTO ambiguous VALUES (?, ?, ?)");
+    const special: Record<number, [bigint | number, number]> = { 5000: [2n ** 53n + 1n, 0.5], 9000: [7, 1e20], 15000: [-(2n ** 62n) - 3n, 2] };
+    for (let i = 1; i <= 20_000; i++) ambiguous.run(i, ...(special[i] ?? [i * 3, i / 7]));
     // Ten rows over a span larger than max_rows: only a count can prove the limit.
     for (let i = 0; i < 10; i++) db.run("INSERT INTO wide_span VALUES (?, ?)", [1 + i * 100_000, `w${i}`]);
   })();
@@ -140,6 +146,18 @@ describe("a whole-table scan on two workers", () => {
     expect(rowsOf(tableFromIPC(new Uint8Array(await new Blob(result.chunks as BlobPart[]).arrayBuffer())))).toEqual(
       sqliteRows(path, "SELECT * FROM dense"),
     );
+  });
+
+  test("ranges are read without safeIntegers, and again with it where a number could be inexact", async () => {
+    const exactReads = async (sql: string) => {
+      const before = two.stats.exactRangeReads;
+      const table = await decode(await two.stream(validated(sql)));
+      expect(rowsOf(table)).toEqual(sqliteRows(path, sql));
+      return two.stats.exactRangeReads - before;
+    };
+    expect(await exactReads("SELECT * FROM dense")).toBe(0);
+    expect(await exactReads("SELECT * FROM ambiguous")).toBe(3);
+    expect(sqliteRows(path, "SELECT i FROM ambiguous WHERE id = 5000")).toEqual([[2n ** 53n + 1n]]);
   });
 
   test("with no second worker free, one worker reads every range", async () => {
