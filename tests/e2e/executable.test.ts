@@ -7,6 +7,8 @@ import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { copyFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
+import { decodePaymentSignature, encodeHeaderJson } from "../../src/payment/wire.ts";
+import { payingClient } from "../payment/client.ts";
 import { PAY_TO, tempDir } from "../support/fixtures.ts";
 
 let dir: string;
@@ -100,6 +102,26 @@ describe("serve (the demo, no config)", () => {
     expect(body.accepts[0]).toMatchObject({ network: "eip155:84532", amount: "1000" });
     expect(body.resource.description).toEndWith(" - 10 rows");
   });
+
+  test("checks a payment's signature itself (libsecp256k1 in WebAssembly, carried inside the executable)", async () => {
+    const target = `${url}/api/query?query=${encodeURIComponent("SELECT * FROM swaps LIMIT 10")}`;
+    const required = await (await fetch(target)).json();
+    const payer = payingClient();
+    const signed = await payer.sign(required);
+    // The same authorization with a valid signature by another key: it must not recover to `from`.
+    const other = decodePaymentSignature(await payingClient().sign(required));
+    const forged = decodePaymentSignature(signed);
+    forged.payload.signature = other.payload.signature;
+    const refused = await fetch(target, { headers: { "payment-signature": encodeHeaderJson(forged) } });
+    expect(refused.status).toBe(402);
+    expect((await refused.json()).error).toContain("the signature was not made by the authorization's `from`");
+    // The genuine one passes the local checks and goes on to the facilitator, which this machine
+    // cannot reach: an error about the facilitator, not about the signature.
+    const genuine = await fetch(target, { headers: { "payment-signature": signed } });
+    const text = await genuine.text();
+    expect(text).not.toContain("cannot pay this offer");
+    expect(text).toContain("facilitator");
+  }, 60_000);
 
   test("accepts paid queries whose signed retry carries a long URL twice (request headers up to 64 KiB)", async () => {
     const ids = Array.from({ length: 1000 }, (_, i) => i * 7 + 1);
