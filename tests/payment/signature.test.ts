@@ -8,18 +8,9 @@ import { describe, expect, test } from "bun:test";
 import { hashTypedData, recoverTypedDataAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { authorizationDigest, recoverAuthorizationSigner, UnsignableError, type Authorization, type AuthorizationDomain } from "../../src/payment/signature.ts";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES as TYPES } from "../../devnet/authorize.ts";
 import { mulberry32 } from "../support/random.ts";
 
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 const random = mulberry32(3009);
