@@ -13,7 +13,7 @@ import { queryUrl } from "./arrow-client.ts";
 import { COLUMNS, tableBytes } from "./dataset.ts";
 import type { DevnetProcess } from "./devnet.ts";
 import { createPayer, type Payer } from "./payer.ts";
-import { bytesRead, spawnServer, type ChildServer } from "./processes.ts";
+import { bytesRead, cpuMs, spawnServer, type ChildServer } from "./processes.ts";
 import { ms, runsOf, type Check, type Detail, type SectionResult } from "./report.ts";
 import { median } from "./stats.ts";
 import type { ReferenceSettings } from "./x402-reference-server.ts";
@@ -71,12 +71,16 @@ export async function measurePayments(devnet: DevnetProcess, server: ChildServer
       await payer.pay(referenceUrl);
       await payer.pay(fixedUrl);
     }
+    // CPU time each server process uses for its share of the timed pairs (the 402 and the paid
+    // request): on two shared cores, a server's work competes with the facilitator and the chain.
+    const cpuBefore = [cpuMs(server.pid), cpuMs(reference.pid)];
     const oursMs: number[] = [];
     const referenceMs: number[] = [];
     for (let run = 0; run < Math.max(fixedRuns, MIN_FIXED_PAIRS); run++) {
       const order = run % 2 === 0 ? [referenceUrl, fixedUrl] : [fixedUrl, referenceUrl];
       for (const url of order) (url === fixedUrl ? oursMs : referenceMs).push((await payer.pay(url)).paidMs);
     }
+    const cpuPerPurchase = [cpuMs(server.pid) - cpuBefore[0]!, cpuMs(reference.pid) - cpuBefore[1]!].map((total) => total / oursMs.length);
     const fixed = median(oursMs);
     const base = median(referenceMs);
     const perRow = await measurePerRow(server, payer, dbPath, perRowRuns);
@@ -88,6 +92,7 @@ export async function measurePayments(devnet: DevnetProcess, server: ChildServer
       details: [
         { item: "3", name: `arrow402 paid request runs (${FIXED_SQL})`, value: runsOf(oursMs, ms) },
         { item: "3", name: "reference paid request runs (same body, price, facilitator)", value: runsOf(referenceMs, ms) },
+        { item: "3", name: "server CPU per purchase (402 + paid request), arrow402 / reference", value: `${ms(cpuPerPurchase[0]!)} / ${ms(cpuPerPurchase[1]!)}` },
         { item: "3", name: "paid body", value: `${first.body.byteLength} bytes, ${offer.amount} units of ${offer.asset} on ${offer.network}` },
         ...perRow.details,
       ],
