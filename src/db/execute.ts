@@ -56,7 +56,7 @@ export class QueryExecutor {
   private readonly lanes: LaneClassifier;
   private readonly results = new ResultCache();
   /**
-   * For operators and tests: whole-table scans read by two workers at once (striped.ts), and
+   * For operators and tests: scans of a whole table read by two workers at once (striped.ts), and
    * results answered from the result cache (result-cache.ts).
    */
   readonly stats = { splitScans: 0, exactRangeReads: 0, resultCacheHits: 0 };

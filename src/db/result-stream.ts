@@ -119,22 +119,26 @@ export abstract class ResultStream {
     if (running) this.cancel();
   }
 
+  /**
+   * Enqueues the next bytes. An entry with none (a range of rowids that holds no row) is taken and
+   * skipped: a pull that enqueues nothing is not called again, and the response would stall.
+   */
   private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     this.controller = controller;
-    while (this.queue.isEmpty && !this.ended) {
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = null;
-    }
-    const bytes = this.queue.take();
-    if (bytes !== null) {
+    for (;;) {
+      while (this.queue.isEmpty && !this.ended) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = null;
+      }
+      const bytes = this.queue.take();
+      if (bytes === null) break;
+      if (bytes.length === 0) continue;
       for (const chunk of bytes) controller.enqueue(chunk);
-    } else if (this.failure) {
-      this.queue.close();
-      controller.error(this.failure);
-    } else {
-      this.queue.close();
-      controller.close();
+      return;
     }
+    this.queue.close();
+    if (this.failure) controller.error(this.failure);
+    else controller.close();
   }
 }
 

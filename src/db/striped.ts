@@ -1,8 +1,10 @@
 /**
- * A whole-table scan split across two workers. `SELECT columns FROM table`, with no WHERE, ORDER
- * BY or LIMIT, on a table SQLite scans in rowid order, is read range by range: rowids
- * [min, min + R − 1], [min + R, min + 2R − 1], … up to max go to the workers as they free up, and the batches go to
- * the response in range order, so the stream holds the rows a single scan returns, in its order.
+ * A scan of a whole table split across two workers. `SELECT columns FROM table [WHERE …]`, with no
+ * ORDER BY or LIMIT, that SQLite answers by scanning the table in rowid order (no index), is read
+ * range by range: rowids [min, min + R − 1], [min + R, min + 2R − 1], … up to max go to the
+ * workers as they free up, each range read with the query's own WHERE (sql/rowid.ts), and the
+ * batches go to the response in range order, so the stream holds the rows a single scan returns,
+ * in its order. A WHERE reads every row either way; it only makes some ranges small or empty.
  *
  * One snapshot: the first worker opens its read transaction and takes the shared lock before the
  * second opens its own. On a rollback-journal file no write can commit while a shared lock is
@@ -66,7 +68,8 @@ function planFor(query: ValidatedQuery, db: Database): StripePlan | null {
   const range = rowidRangeSql(query);
   const boundsSql = rowidBoundsSql(query);
   if (range === null || boundsSql === null) return null;
-  // Only a plain table scan returns rows in rowid order; a covering index gives another order.
+  // Only a plain table scan returns rows in rowid order; an index (covering, or one the WHERE
+  // searches) gives another order and reads fewer rows.
   const steps = valuesOnce(db, `EXPLAIN QUERY PLAN ${query.sql}`);
   const detail = String(steps[0]?.[3] ?? "");
   if (steps.length !== 1 || !detail.startsWith("SCAN ") || detail.includes(" USING ")) return null;
@@ -254,7 +257,9 @@ export class StripedScan extends ResultStream {
       this.nextToQueue++;
       this.rows += next.rows;
       if (this.nextToQueue === this.ranges) return this.done(next.bytes);
-      this.push(next.bytes, next.rows, () => this.took());
+      // A range without rows has nothing for the client: the window moves on without it.
+      if (next.bytes.length === 0) this.taken++;
+      else this.push(next.bytes, next.rows, () => this.took());
     }
   }
 

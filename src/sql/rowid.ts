@@ -4,7 +4,8 @@
  * - `rowidSql`: the rowid appended as the last output column, used only after a value failed to
  *   fit its Arrow type, to name the offending row (ARCHITECTURE.md §5);
  * - `rowidSpanSql`: max(rowid) − min(rowid) + 1, which bounds the rows of any query on the table;
- * - `rowidBoundsSql`, `rowidRangeSql`: a whole-table scan split by rowid ranges (db/striped.ts).
+ * - `rowidBoundsSql`, `rowidRangeSql`: a scan of the whole table, filtered or not, split by rowid
+ *   ranges (db/striped.ts).
  */
 import type { TableInfo } from "../catalog.ts";
 import type { ValidatedQuery } from "./validated.ts";
@@ -25,10 +26,15 @@ function quoted(name: string): string {
 }
 
 export function rowidSql(q: ValidatedQuery): string | null {
+  return withRowidColumn(q, q.sql);
+}
+
+/** `text` (the query's `sql` or `runSql`, which share the select list) with the rowid appended to it. */
+function withRowidColumn(q: ValidatedQuery, text: string): string | null {
   const rowid = rowidOf(q.table);
   if (rowid === null) return null;
   const end = q.selectListEnd;
-  return `${q.sql.slice(0, end)}, ${rowid.name}${q.sql.slice(end)}`;
+  return `${text.slice(0, end)}, ${rowid.name}${text.slice(end)}`;
 }
 
 /**
@@ -54,18 +60,22 @@ export function rowidBoundsSql(q: ValidatedQuery): string | null {
 
 /**
  * The query restricted to `?1 ≤ rowid ≤ ?2` (inclusive: a range ending at the largest rowid needs
- * no bound past 2^63 − 1), and the same with the rowid appended (`rowidSql`);
- * only for a query with no WHERE, ORDER BY or LIMIT, whose text ends with its FROM table.
+ * no bound past 2^63 − 1), and the same with the rowid appended (`rowidSql`); only for a query
+ * with no ORDER BY, LIMIT or OFFSET, whose text ends with its FROM table or its WHERE. The range
+ * is added to the guarded text the workers run (`runSql`, sql/guard.ts), whose WHERE expression
+ * is already in parentheses, so `AND` binds to the whole of it. A WHERE that reads the clock is
+ * not split: each range would be a statement of its own, with its own 'now'.
  */
 export function rowidRangeSql(q: ValidatedQuery): { range: string; rangeWithRowid: () => string | null } | null {
   const rowid = rowidOf(q.table);
-  if (rowid === null || q.filtered || q.ordered || q.limit !== null || q.offset !== null) return null;
-  const where = ` WHERE ${rowid.qualified} >= ?1 AND ${rowid.qualified} <= ?2`;
+  if (rowid === null || q.ordered || q.limit !== null || q.offset !== null || q.readsClock) return null;
+  const bounds = `${rowid.qualified} >= ?1 AND ${rowid.qualified} <= ?2`;
+  const restrict = (text: string) => (q.filtered ? `${text} AND ${bounds}` : `${text} WHERE ${bounds}`);
   return {
-    range: q.sql + where,
+    range: restrict(q.runSql),
     rangeWithRowid: () => {
-      const withRowid = rowidSql(q);
-      return withRowid === null ? null : withRowid + where;
+      const withRowid = withRowidColumn(q, q.runSql);
+      return withRowid === null ? null : restrict(withRowid);
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
- * Whole-table scans read by two workers range by range (db/striped.ts) return exactly what one
- * SQLite scan returns, rows and order; the queries that must not be split are not; failures,
- * limits and a client going away behave as on one worker.
+ * Scans of a whole table, filtered or not, read by two workers range by range (db/striped.ts)
+ * return exactly what one SQLite scan returns, rows and order; the queries that must not be split
+ * are not; failures, limits and a client going away behave as on one worker.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -25,7 +25,7 @@ let two: QueryExecutor;
 let one: QueryExecutor;
 let wal: QueryExecutor;
 
-const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span", "top", "ambiguous"];
+const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span", "top", "ambiguous", "gappy"];
 
 beforeAll(() => {
   const dir = tempDir();
@@ -40,6 +40,7 @@ beforeAll(() => {
   db.run("CREATE TABLE wide_span (id INTEGER PRIMARY KEY, v TEXT)");
   db.run("CREATE TABLE top (id INTEGER PRIMARY KEY, v TEXT)");
   db.run("CREATE TABLE ambiguous (id INTEGER PRIMARY KEY, i INTEGER, r REAL)");
+  db.run("CREATE TABLE gappy (id INTEGER PRIMARY KEY, v TEXT)");
   db.transaction(() => {
     const dense = db.prepare("INSERT INTO dense VALUES (?, ?, ?, ?)");
     for (let i = 1; i <= 100_000; i++) dense.run(i, i * 7919 - 2 ** 40, i % 13 === 0 ? null : `row ${i} ✓`, i % 5 === 0 ? null : i / 3);
@@ -58,6 +59,10 @@ beforeAll(() => {
     const ambiguous = db.prepare("INSERT INTO ambiguous VALUES (?, ?, ?)");
     const special: Record<number, [bigint | number, number]> = { 5000: [2n ** 53n + 1n, 0.5], 9000: [7, 1e20], 15000: [-(2n ** 62n) - 3n, 2] };
     for (let i = 1; i <= 20_000; i++) ambiguous.run(i, ...(special[i] ?? [i * 3, i / 7]));
+    // Two runs of rows with 45,000 rowids between them: the ranges in the gap hold no row.
+    const gappy = db.prepare("INSERT INTO gappy VALUES (?, ?)");
+    for (let i = 1; i <= 5_000; i++) gappy.run(i, `g${i}`);
+    for (let i = 50_001; i <= 55_000; i++) gappy.run(i, `g${i}`);
     // Ten rows over a span larger than max_rows: only a count can prove the limit.
     for (let i = 0; i < 10; i++) db.run("INSERT INTO wide_span VALUES (?, ?)", [1 + i * 100_000, `w${i}`]);
   })();
@@ -132,6 +137,42 @@ describe("a whole-table scan on two workers", () => {
     expect(Math.max(...table.batches.map((b) => b.numRows))).toBeLessThanOrEqual(RANGE_ROWIDS);
   });
 
+  test.each([
+    "SELECT * FROM dense WHERE n % 3 = 0 OR t IS NULL",
+    // Few rows in a few ranges: most ranges send nothing.
+    "SELECT id, t FROM dense WHERE id % 9973 = 1 OR r > 33330",
+    "SELECT label FROM sparse WHERE k >= 100 AND label LIKE 's1%'",
+    // Not one row: the stream still holds the schema.
+    "SELECT * FROM dense WHERE n < -2e12",
+  ])("filtered, %s: the rows and order of one SQLite scan", async (sql) => {
+    // Read by ranges whether or not the second worker joins before the first has read them all.
+    expect(rowsOf(await decode(await two.stream(validated(sql))))).toEqual(sqliteRows(path, sql));
+  });
+
+  test("a filtered scan of a large table is read by two workers", async () => {
+    const sql = "SELECT * FROM dense WHERE n % 3 = 0 OR t IS NULL";
+    let table!: Table;
+    expect(await splitCount(two, async () => (table = await decode(await two.stream(validated(sql)))))).toBe(1);
+    expect(rowsOf(table)).toEqual(sqliteRows(path, sql));
+  });
+
+  test("the filtered queries above select what they say", () => {
+    expect(sqliteRows(path, "SELECT count(*) FROM dense WHERE n % 3 = 0 OR t IS NULL")).toEqual([[38_461n]]);
+    // ids 1, 9974, …, 99731 and the eight rows from 99991 with an r.
+    expect(sqliteRows(path, "SELECT count(*) FROM dense WHERE id % 9973 = 1 OR r > 33330")).toEqual([[19n]]);
+    expect(sqliteRows(path, "SELECT count(*) FROM sparse WHERE k >= 100 AND label LIKE 's1%'")).toEqual([[11_100n]]);
+    expect(sqliteRows(path, "SELECT count(*) FROM dense WHERE n < -2e12")).toEqual([[0n]]);
+    expect(sqliteRows(path, "SELECT count(*) FROM covered WHERE b = 'b77'")).toEqual([[1n]]);
+  });
+
+  test("ranges that hold no row (a gap in the rowids) send nothing, and the stream goes on", async () => {
+    // Eleven ranges in a row are empty. One worker or two (a second may join after the first has
+    // read them all), a response that met them used to stall.
+    const table = await decode(await two.stream(validated("SELECT * FROM gappy")));
+    expect(table.numRows).toBe(10_000);
+    expect(rowsOf(table)).toEqual(sqliteRows(path, "SELECT * FROM gappy"));
+  });
+
   test("a table ending at the largest rowid (2^63 − 1) is read without a range bound past it", async () => {
     // Three ranges: the first worker may read them all before a second one joins, so only the
     // result is asserted here (the bound is computed the same way with one worker or two).
@@ -201,7 +242,11 @@ describe("queries that are not split", () => {
   test.each([
     // A covering index: SQLite returns index order, which ranges of rowids would not.
     ["SELECT a FROM covered", "rollback journal"],
+    // A WHERE that SQLite answers through the rowid or an index: not a scan in rowid order of the table.
     ["SELECT * FROM dense WHERE id > 10", "rollback journal"],
+    ["SELECT * FROM covered WHERE a = 'a7'", "rollback journal"],
+    // 'now' is read once per statement, and each range would be a statement of its own.
+    ["SELECT id FROM dense WHERE date('now') > '2000-01-01'", "rollback journal"],
     ["SELECT * FROM dense ORDER BY n DESC", "rollback journal"],
     ["SELECT * FROM dense LIMIT 50000", "rollback journal"],
     // WAL: the second worker could see a later commit than the first.
@@ -265,6 +310,10 @@ describe("failures on a split scan", () => {
     expect(table.numRows).toBe(100_000);
   });
 
+  test("filtered: a value that does not fit names its rowid", async () => {
+    await expect(two.collect(validated("SELECT * FROM misfit WHERE id > 0 AND n IS NOT NULL"))).rejects.toThrow(/misfit.*column 'n'.*rowid 17777/s);
+  });
+
   test("a client that goes away stops the scan; the next query is answered", async () => {
     const result = await two.stream(validated("SELECT * FROM dense"));
     expect("body" in result).toBe(true);
@@ -282,6 +331,9 @@ describe("failures on a split scan", () => {
     const hasty = new QueryExecutor(path, config.limits, 2);
     try {
       await expect(hasty.collect(validated("SELECT * FROM dense"))).rejects.toThrow(/longer than the 2 ms limit/);
+      // A filtered scan, whose WHERE rejects every row: stopped at the limit all the same.
+      const slow = "SELECT * FROM dense WHERE length(replace(replace(t, 'r', 'rr'), 'o', 'oo')) < 0";
+      await expect(hasty.collect(validated(slow))).rejects.toThrow(/longer than the 2 ms limit/);
     } finally {
       hasty.close();
     }
