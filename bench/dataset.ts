@@ -18,6 +18,8 @@ export const BENCH_OUT = join(import.meta.dir, "out");
 export const COLUMNS = "id, block, ts, address, amount, nonce";
 export const TABLE_SQL = `SELECT ${COLUMNS} FROM transfers`;
 export const WIDE_TABLE_SQL = `SELECT ${COLUMNS}, tx_hash FROM wide_transfers`;
+/** The `transfers` export filtered as a buyer might: the rows with an amount (90%). */
+export const FILTERED_TABLE_SQL = `${TABLE_SQL} WHERE amount >= 0`;
 /** Rows of `transfers_1k`. */
 export const SMALL_TABLE_ROWS = 1_000;
 /** First block number; row i is in block FIRST_BLOCK + floor(i / ROWS_PER_BLOCK). */
@@ -101,6 +103,16 @@ export function tableBytes(path: string, table: string): number {
     const row = db.query("SELECT sum(pgsize) AS bytes FROM dbstat WHERE name = ?").get(table) as { bytes: number | null };
     if (!row.bytes) throw new Error(`${path} has no table or index named ${table}`);
     return row.bytes;
+  } finally {
+    db.close();
+  }
+}
+
+/** Rows of FILTERED_TABLE_SQL, counted by bun:sqlite. */
+export function filteredRows(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return Number((db.query(`SELECT count(*) FROM (${FILTERED_TABLE_SQL})`).values()[0] as [number])[0]);
   } finally {
     db.close();
   }
