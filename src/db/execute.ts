@@ -56,10 +56,11 @@ export class QueryExecutor {
   private readonly lanes: LaneClassifier;
   private readonly results = new ResultCache();
   /**
-   * For operators and tests: scans of a whole table read by two workers at once (striped.ts), and
-   * results answered from the result cache (result-cache.ts).
+   * For operators and tests: scans of a whole table read by two workers at once, the helpers of
+   * filtered ones replaced for an interactive query (striped.ts), and results answered from the
+   * result cache (result-cache.ts).
    */
-  readonly stats = { splitScans: 0, exactRangeReads: 0, resultCacheHits: 0 };
+  readonly stats = { splitScans: 0, exactRangeReads: 0, resultCacheHits: 0, helpersReplaced: 0 };
 
   /** Queries with a WHERE tried on the HTTP thread under its budget, and those that overran (inline.ts). */
   get inlineStats(): Readonly<{ budgetedRuns: number; overruns: number }> {
@@ -205,6 +206,7 @@ export class QueryExecutor {
       fallback: run,
       onSplit: () => this.stats.splitScans++,
       onExactRead: () => this.stats.exactRangeReads++,
+      onHelperReplaced: () => this.stats.helpersReplaced++,
       sending: this.sending,
       format,
     }).started;

@@ -35,6 +35,8 @@ export interface StripePlan {
   boundsSql: string;
   rangeSql: string;
   rangeWithRowid: () => string | null;
+  /** The ranges carry a WHERE, whose cost per row the query chooses (see `giveBack`). */
+  filtered: boolean;
 }
 
 /** Which queries are read by ranges: decided once per validated query, and per call for WAL. */
@@ -73,7 +75,7 @@ function planFor(query: ValidatedQuery, db: Database): StripePlan | null {
   const steps = valuesOnce(db, `EXPLAIN QUERY PLAN ${query.sql}`);
   const detail = String(steps[0]?.[3] ?? "");
   if (steps.length !== 1 || !detail.startsWith("SCAN ") || detail.includes(" USING ")) return null;
-  return { boundsSql, rangeSql: range.range, rangeWithRowid: range.rangeWithRowid };
+  return { boundsSql, rangeSql: range.range, rangeWithRowid: range.rangeWithRowid, filtered: query.filtered };
 }
 
 export interface StripedScanOptions {
@@ -90,6 +92,8 @@ export interface StripedScanOptions {
   onSplit?: () => void;
   /** A range read again exactly (worker.ts `Stripe.fast`). */
   onExactRead?: () => void;
+  /** A helper was replaced for an interactive query before it had read its ranges (`giveBack`). */
+  onHelperReplaced?: () => void;
   /** How a client that stops reading is handled (outgoing.ts). */
   sending?: SendingOptions;
   /** A concatenable output format: each worker encodes its ranges, this side the head and end. */
@@ -100,8 +104,10 @@ export class StripedScan extends ResultStream {
   private readonly timer: TimeBudget;
   /** Every worker this scan holds, joined or still opening its transaction. */
   private readonly held = new Set<WorkerSlot>();
-  /** The workers reading ranges, with how many ranges each has queued. */
-  private readonly queued = new Map<WorkerSlot, number>();
+  /** The workers reading ranges, with the ranges (by sequence number) each has queued, in order. */
+  private readonly queued = new Map<WorkerSlot, number[]>();
+  /** Ranges handed to a helper that was replaced before reading them: handed out again first. */
+  private readonly redo: number[] = [];
   /** A lent helper the pool asked back: it gets no new ranges and leaves once its queue is empty. */
   private readonly returning = new Set<WorkerSlot>();
   private readonly arrived = new Map<number, { bytes: Uint8Array[]; rows: number }>();
@@ -149,12 +155,12 @@ export class StripedScan extends ResultStream {
       if (slot === this.o.first) this.firstReady(msg.min, msg.max);
       else this.joined(slot, msg.min, msg.max);
     } else if (msg.type === "range-done") {
-      this.queued.set(slot, this.queued.get(slot)! - 1);
+      this.queued.get(slot)!.shift();
       if (msg.exact) this.o.onExactRead?.();
       this.arrived.set(msg.seq, { bytes: msg.bytes, rows: msg.rows });
       this.queueArrived();
       if (this.ended) return;
-      if (this.returning.has(slot) && this.queued.get(slot) === 0) this.retire(slot);
+      if (this.returning.has(slot) && this.queued.get(slot)!.length === 0) this.retire(slot);
       this.handOut();
     } else if (msg.type === "misfit") {
       slot.worker.postMessage({ type: "rowid-sql", id: this.o.id, sql: this.o.plan.rangeWithRowid() } satisfies ToWorker);
@@ -174,7 +180,7 @@ export class StripedScan extends ResultStream {
       this.handOver(this.o.fallback(first));
       return;
     }
-    this.queued.set(first, 0);
+    this.queued.set(first, []);
     this.push([this.encoder.head()], 0);
     if (min === null || max === null) return this.done([]);
     this.bounds = { min, max };
@@ -200,16 +206,33 @@ export class StripedScan extends ResultStream {
       this.endAndRelease(slot);
       return;
     }
-    this.queued.set(slot, 0);
+    this.queued.set(slot, []);
     this.o.onSplit?.();
     this.handOut();
   }
 
-  /** The pool wants the lent helper back for an interactive query: it finishes its ranges and leaves. */
+  /**
+   * The pool wants the lent helper back for an interactive query. Without a WHERE, a range is a
+   * few milliseconds of work: the helper finishes its ranges and leaves. With one, a range can
+   * cost whatever the WHERE costs per row, times 4,096 rows, and the interactive query would wait
+   * for it: the helper is replaced at once (the pool starts a fresh worker for the waiting query)
+   * and its ranges are read again by the first worker.
+   */
   private giveBack(slot: WorkerSlot): void {
     if (this.ended || !this.held.has(slot)) return;
+    const ranges = this.queued.get(slot);
+    if (this.o.plan.filtered && ranges !== undefined && ranges.length > 0) {
+      this.queued.delete(slot);
+      this.held.delete(slot);
+      this.o.pool.replace(slot);
+      this.redo.push(...ranges);
+      this.redo.sort((a, b) => a - b);
+      this.o.onHelperReplaced?.();
+      this.handOut();
+      return;
+    }
     this.returning.add(slot);
-    if (this.queued.get(slot) === 0) {
+    if (ranges !== undefined && ranges.length === 0) {
       this.retire(slot);
       this.handOut();
     }
@@ -227,27 +250,33 @@ export class StripedScan extends ResultStream {
     const { min, max } = this.bounds!;
     for (const [slot, queued] of this.queued) {
       if (this.returning.has(slot)) continue;
-      let count = queued;
-      while (count < QUEUED_PER_WORKER && this.nextRange < this.ranges && this.nextRange - this.taken < WINDOW) {
-        const lo = min + BigInt(this.nextRange) * BigInt(RANGE_ROWIDS);
+      while (queued.length < QUEUED_PER_WORKER) {
+        const seq = this.nextSeq();
+        if (seq === null) break;
+        const lo = min + BigInt(seq) * BigInt(RANGE_ROWIDS);
         const last = lo + BigInt(RANGE_ROWIDS - 1);
         const hi = last < max ? last : max;
-        slot.worker.postMessage({ type: "range", id: this.o.id, seq: this.nextRange, lo, hi } satisfies ToWorker);
-        count++;
-        this.nextRange++;
+        slot.worker.postMessage({ type: "range", id: this.o.id, seq, lo, hi } satisfies ToWorker);
+        queued.push(seq);
       }
-      this.queued.set(slot, count);
     }
     // Every worker idle with ranges left: they wait for the client, and that time does not count.
     // If the response has not started yet (sparse rowids: fewer rows than FIRST_RESPONSE_ROWS in
     // the window), it starts now, as nothing more can be read before the client reads.
-    const idle = [...this.queued.values()].every((count) => count === 0);
+    const idle = [...this.queued.values()].every((ranges) => ranges.length === 0);
     if (idle && this.nextRange < this.ranges) {
       this.timer.pause();
       this.startStreaming();
     } else {
       this.timer.resume();
     }
+  }
+
+  /** The next range to read: one to read again first, then the next new one within the window. */
+  private nextSeq(): number | null {
+    if (this.redo.length > 0) return this.redo.shift()!;
+    if (this.nextRange < this.ranges && this.nextRange - this.taken < WINDOW) return this.nextRange++;
+    return null;
   }
 
   /** Moves the batches that are next in range order to the response. */
