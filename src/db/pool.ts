@@ -87,7 +87,6 @@ export class WorkerPool {
   acquire(waitMs: number, lane: Lane = "interactive"): Promise<WorkerSlot> {
     if (this.closed) return Promise.reject(new Error("worker pool is closed"));
     if (this.idle.length > 0 && this.mayStart(lane)) return Promise.resolve(this.take(this.idle.pop()!, lane));
-    if (lane === "interactive") this.reclaimHelper();
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         lane,
@@ -101,6 +100,9 @@ export class WorkerPool {
         reject(new ServerBusyError(`All ${this.size} query workers stayed busy for ${waitMs} ms: retry shortly`));
       }, waitMs);
       this.waiting.push(waiter);
+      // After the waiter is queued: a helper given back at once (its worker released or replaced
+      // within this call) must find it.
+      if (lane === "interactive") this.reclaimHelper();
     });
   }
 
@@ -109,10 +111,10 @@ export class WorkerPool {
    * an interactive query needs it back; the borrower then releases it as soon as it can.
    */
   lend(reclaim: () => void): WorkerSlot | null {
-    if (this.closed || this.idle.length === 0) return null;
+    // An interactive query waiting comes first (handOver gives it a freed worker before anyone).
+    if (this.closed || this.idle.length === 0 || this.waiting.some((waiter) => waiter.lane === "interactive")) return null;
     const slot = this.take(this.idle.pop()!, "helper");
     slot.reclaim = reclaim;
-    if (this.waiting.some((waiter) => waiter.lane === "interactive")) this.reclaimHelper();
     return slot;
   }
 

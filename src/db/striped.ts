@@ -30,6 +30,12 @@ export const RANGE_ROWIDS = 4_096;
 const QUEUED_PER_WORKER = 2;
 /** Ranges handed out but not yet taken by the response: bounds memory when the client is slow. */
 const WINDOW = 8;
+/**
+ * How long a filtered scan's helper, asked back for an interactive query, may take to finish its
+ * queued ranges before it is replaced: a fresh worker is ready in ~80 ms, so waiting longer than
+ * this for a costly WHERE would not pay.
+ */
+export const HELPER_RETURN_MS = 25;
 
 export interface StripePlan {
   boundsSql: string;
@@ -108,6 +114,8 @@ export class StripedScan extends ResultStream {
   private readonly queued = new Map<WorkerSlot, number[]>();
   /** Ranges handed to a helper that was replaced before reading them: handed out again first. */
   private readonly redo: number[] = [];
+  /** Helpers asked back, each replaced if it is not back in time (`giveBack`). */
+  private readonly replaceTimers = new Map<WorkerSlot, ReturnType<typeof setTimeout>>();
   /** A lent helper the pool asked back: it gets no new ranges and leaves once its queue is empty. */
   private readonly returning = new Set<WorkerSlot>();
   private readonly arrived = new Map<number, { bytes: Uint8Array[]; rows: number }>();
@@ -212,33 +220,47 @@ export class StripedScan extends ResultStream {
   }
 
   /**
-   * The pool wants the lent helper back for an interactive query. Without a WHERE, a range is a
-   * few milliseconds of work: the helper finishes its ranges and leaves. With one, a range can
-   * cost whatever the WHERE costs per row, times 4,096 rows, and the interactive query would wait
-   * for it: the helper is replaced at once (the pool starts a fresh worker for the waiting query)
+   * The pool wants the lent helper back for an interactive query: it finishes its queued ranges
+   * (at most QUEUED_PER_WORKER) and leaves. Without a WHERE that is a few milliseconds. With one, a
+   * range costs whatever the WHERE costs per row, times 4,096 rows: a helper not back within
+   * HELPER_RETURN_MS is replaced (the pool starts a fresh worker, ~80 ms, for the waiting query)
    * and its ranges are read again by the first worker.
    */
   private giveBack(slot: WorkerSlot): void {
     if (this.ended || !this.held.has(slot)) return;
-    const ranges = this.queued.get(slot);
-    if (this.o.plan.filtered && ranges !== undefined && ranges.length > 0) {
-      this.queued.delete(slot);
-      this.held.delete(slot);
-      this.o.pool.replace(slot);
-      this.redo.push(...ranges);
-      this.redo.sort((a, b) => a - b);
-      this.o.onHelperReplaced?.();
-      this.handOut();
-      return;
-    }
     this.returning.add(slot);
+    const ranges = this.queued.get(slot);
     if (ranges !== undefined && ranges.length === 0) {
       this.retire(slot);
       this.handOut();
+    } else if (this.o.plan.filtered) {
+      this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), HELPER_RETURN_MS));
     }
   }
 
+  private clearReplaceTimers(): void {
+    for (const timer of this.replaceTimers.values()) clearTimeout(timer);
+    this.replaceTimers.clear();
+  }
+
+  /** The helper asked back is still reading: a fresh worker takes its place, its ranges go to the others. */
+  private replaceHelper(slot: WorkerSlot): void {
+    this.replaceTimers.delete(slot);
+    if (this.ended || !this.held.has(slot) || !this.returning.has(slot)) return;
+    const ranges = this.queued.get(slot) ?? [];
+    this.queued.delete(slot);
+    this.returning.delete(slot);
+    this.held.delete(slot);
+    this.o.pool.replace(slot);
+    this.redo.push(...ranges);
+    this.redo.sort((a, b) => a - b);
+    this.o.onHelperReplaced?.();
+    this.handOut();
+  }
+
   private retire(slot: WorkerSlot): void {
+    clearTimeout(this.replaceTimers.get(slot));
+    this.replaceTimers.delete(slot);
     this.queued.delete(slot);
     this.returning.delete(slot);
     this.held.delete(slot);
@@ -294,6 +316,7 @@ export class StripedScan extends ResultStream {
 
   private done(lastBytes: Uint8Array[]): void {
     this.timer.stop();
+    this.clearReplaceTimers();
     for (const slot of this.held) this.endAndRelease(slot);
     this.held.clear();
     this.finish([...lastBytes, this.encoder.end()], this.rows);
@@ -313,6 +336,7 @@ export class StripedScan extends ResultStream {
   /** Failure, time limit or a client gone: the workers may be mid-range, so they are replaced. */
   private abandon(error: Error): void {
     this.timer.stop();
+    this.clearReplaceTimers();
     for (const slot of this.held) this.o.pool.replace(slot);
     this.held.clear();
     this.fail(error);
