@@ -41,8 +41,6 @@ export interface StripePlan {
   boundsSql: string;
   rangeSql: string;
   rangeWithRowid: () => string | null;
-  /** The ranges carry a WHERE, whose cost per row the query chooses (see `giveBack`). */
-  filtered: boolean;
 }
 
 /** Which queries are read by ranges: decided once per validated query, and per call for WAL. */
@@ -81,7 +79,7 @@ function planFor(query: ValidatedQuery, db: Database): StripePlan | null {
   const steps = valuesOnce(db, `EXPLAIN QUERY PLAN ${query.sql}`);
   const detail = String(steps[0]?.[3] ?? "");
   if (steps.length !== 1 || !detail.startsWith("SCAN ") || detail.includes(" USING ")) return null;
-  return { boundsSql, rangeSql: range.range, rangeWithRowid: range.rangeWithRowid, filtered: query.filtered };
+  return { boundsSql, rangeSql: range.range, rangeWithRowid: range.rangeWithRowid };
 }
 
 export interface StripedScanOptions {
@@ -233,7 +231,7 @@ export class StripedScan extends ResultStream {
     if (ranges !== undefined && ranges.length === 0) {
       this.retire(slot);
       this.handOut();
-    } else if (this.o.plan.filtered) {
+    } else if (this.o.query.filtered) {
       this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), HELPER_RETURN_MS));
     }
   }

@@ -17,7 +17,7 @@ export interface ValidatedQuery {
   columns: OutputColumn[];
   limit: number | null;
   offset: number | null;
-  /** Whether the query has a WHERE or an ORDER BY: without either, SQLite reads only LIMIT + OFFSET rows. */
+  /** Whether the query has a WHERE; `ordered`, an ORDER BY. Without either, SQLite reads only LIMIT + OFFSET rows. */
   filtered: boolean;
   ordered: boolean;
   /** Whether the WHERE calls a date/time function: its rows can change while the data does not. */
