@@ -11,6 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnServer, type ChildServer } from "../../bench/processes.ts";
 import { tempDir } from "../support/fixtures.ts";
+import { scrape } from "../ops/support.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 let server: ChildServer;
@@ -45,10 +46,7 @@ function sqliteRows(sql: string): unknown[][] {
   }
 }
 
-async function splitScans(): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  return Number(/^arrow402_split_scans_total (\d+)$/m.exec(text)?.[1] ?? NaN);
-}
+const splitScans = async () => (await scrape(server.url)).value("arrow402_split_scans_total", {}) ?? Number.NaN;
 
 async function get(sql: string, format = "arrow"): Promise<Response> {
   const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}&format=${format}`, { headers: { "accept-encoding": "identity" } });
