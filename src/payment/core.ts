@@ -113,17 +113,20 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     // The attempt is committed while the facilitator verifies: both are needed before /settle.
     const verification = deps.facilitator.verify(payload, offer.requirement);
     verification.catch(() => {});
+    /** The verdict, or the facilitator's failure (reported, then thrown). */
+    const verdictOf = () =>
+      verification.catch((error) => {
+        emit({ type: "facilitator.error", endpoint: "verify", message: String((error as Error).message) });
+        throw error;
+      });
+    const notVerified = (verdict: { invalidReason: string; invalidMessage?: string }) =>
+      required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
     // A smart wallet's signature could not be checked here (local-checks.ts): nothing is written
     // or run for it before the facilitator has verified it.
     const checkedHere = signatureCheckedLocally(payload);
     if (!checkedHere) {
-      const verdict = await verification.catch((error) => {
-        emit({ type: "facilitator.error", endpoint: "verify", message: String((error as Error).message) });
-        throw error;
-      });
-      if (!verdict.isValid) {
-        return required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
-      }
+      const verdict = await verdictOf();
+      if (!verdict.isValid) return notVerified(verdict);
     }
     const early = checkedHere && offer.rows === null && work.executeEarly === true ? work.execute() : null;
     early?.catch(() => {});
@@ -145,13 +148,10 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     };
     let rows: number | null;
     try {
-      const verdict = await verification.catch((error) => {
-        emit({ type: "facilitator.error", endpoint: "verify", message: String((error as Error).message) });
-        throw error;
-      });
+      const verdict = await verdictOf();
       if (!verdict.isValid) {
         await drop();
-        return required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
+        return notVerified(verdict);
       }
       // A query that fails (SQLite error, time limit, row limit) ends here, before any settlement.
       rows = early !== null ? await early : await work.execute();
