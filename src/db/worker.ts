@@ -30,7 +30,8 @@ interface Stripe {
    * Arrow ranges are first read with `safeIntegers: false`: bun:sqlite builds numbers faster than
    * bigints (a 1M-row export's scan and encoding take ~15% less CPU). A range where a number's
    * exact value or storage class could matter is read again with the exact statement
-   * (encode.ts `rereadAmbiguousNumbers`), so the bytes are the same either way.
+   * (encode.ts `rereadAmbiguousNumbers`), so the bytes are the same either way; after such a
+   * range the stripe's later ranges are read exactly at once (null).
    */
   fast: { statement: Statement; encoder: FormatEncoder } | null;
   failed: boolean;
@@ -225,6 +226,9 @@ async function runRange(id: number, seq: number, lo: bigint, hi: bigint): Promis
       bytes = fastBatch(current.fast.encoder, rows);
     }
     const reread = current.fast !== null && bytes === null;
+    // A column whose values are ambiguous in one range usually is in every range (Unix seconds
+    // in a TIMESTAMP column): the rest of this stripe is read exactly once, not twice.
+    if (reread) current.fast = null;
     if (bytes === null) {
       rows = [];
       for (const record of current.statement.iterate(lo, hi) as Iterable<Row>) rows.push(record);
