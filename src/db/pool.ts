@@ -112,10 +112,15 @@ export class WorkerPool {
    */
   lend(reclaim: () => void): WorkerSlot | null {
     // An interactive query waiting comes first (handOver gives it a freed worker before anyone).
-    if (this.closed || this.idle.length === 0 || this.waiting.some((waiter) => waiter.lane === "interactive")) return null;
+    if (this.closed || this.idle.length === 0 || this.interactiveWaiting()) return null;
     const slot = this.take(this.idle.pop()!, "helper");
     slot.reclaim = reclaim;
     return slot;
+  }
+
+  /** True while an interactive query waits for a worker (a lent helper is then wanted back). */
+  interactiveWaiting(): boolean {
+    return this.waiting.some((waiter) => waiter.lane === "interactive");
   }
 
   release(slot: WorkerSlot): void {

@@ -241,10 +241,19 @@ export class StripedScan extends ResultStream {
     this.replaceTimers.clear();
   }
 
-  /** The helper asked back is still reading: a fresh worker takes its place, its ranges go to the others. */
+  /**
+   * The helper asked back is still reading: a fresh worker takes its place, its ranges go to the
+   * others. Only while an interactive query still waits: one that got another worker meanwhile, or
+   * gave up, needs no replacement; the helper then finishes its ranges and leaves (checked again
+   * every HELPER_RETURN_MS, for a query that comes to wait later).
+   */
   private replaceHelper(slot: WorkerSlot): void {
     this.replaceTimers.delete(slot);
     if (this.ended || !this.held.has(slot) || !this.returning.has(slot)) return;
+    if (!this.o.pool.interactiveWaiting()) {
+      this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), HELPER_RETURN_MS));
+      return;
+    }
     const ranges = this.queued.get(slot) ?? [];
     this.queued.delete(slot);
     this.returning.delete(slot);

@@ -24,6 +24,7 @@ let walCatalog: Catalog;
 let two: QueryExecutor;
 let one: QueryExecutor;
 let wal: QueryExecutor;
+let limits: ReturnType<typeof resolveConfig>["limits"];
 
 const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span", "top", "ambiguous", "gappy", "epochs"];
 
@@ -90,7 +91,7 @@ beforeAll(() => {
   };
   catalog = read(path);
   walCatalog = read(walPath);
-  const limits = config(path).limits;
+  limits = config(path).limits;
   two = new QueryExecutor(path, limits, 2);
   one = new QueryExecutor(path, limits, 1);
   wal = new QueryExecutor(walPath, limits, 2);
@@ -266,6 +267,30 @@ describe("an interactive query during a filtered split scan", () => {
 
   test("a cheap WHERE: the helper finishes its ranges and goes back, nothing is replaced", async () => {
     expect(await interactiveDuring("SELECT * FROM dense WHERE n % 3 <> 0")).toEqual({ answeredDuringBulk: true, replaced: 0 });
+  }, 30_000);
+
+  test("a costly WHERE, but the interactive query gets another worker first: the helper is not replaced", async () => {
+    // Three workers: the split scan and its helper, and a second export on the third. The
+    // interactive query waits and asks the helper back; the second export's client leaves at once,
+    // which frees its worker for the interactive query before the helper's time is up.
+    const three = new QueryExecutor(path, limits, 3);
+    try {
+      const bulkSql = costly(350);
+      const splits = three.stats.splitScans;
+      const bulk = three.stream(validated(bulkSql)).then(decode);
+      for (let i = 0; i < 500 && three.stats.splitScans === splits; i++) await Bun.sleep(2);
+      expect(three.stats.splitScans - splits).toBe(1);
+      const other = await three.stream(validated(bulkSql));
+      expect(three.stats.splitScans - splits).toBe(1);
+      const interactive = three.stream(validated(interactiveSql));
+      await Bun.sleep(1);
+      await ("complete" in other ? Promise.resolve() : other.body.cancel());
+      expect(rowsOf(await decode(await interactive))).toEqual(sqliteRows(path, interactiveSql));
+      expect(rowsOf(await bulk)).toEqual(sqliteRows(path, bulkSql));
+      expect(three.stats.helpersReplaced).toBe(0);
+    } finally {
+      three.close();
+    }
   }, 30_000);
 });
 
