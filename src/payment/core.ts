@@ -179,13 +179,14 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       emit({ type: "facilitator.error", endpoint: "settle", message: String((error as Error).message) });
       throw error;
     });
-    if (result.success) return settled(work, key, offer, rows, { transaction: result.transaction, network: result.network, payer: result.payer }, "settlement");
+    if (result.success) return settled(work, key, offer, rows, { transaction: result.transaction, network: result.network, payer: result.payer, at: new Date(now()) }, "settlement");
     // The facilitator did not settle it, but this very payment may be on chain: another request that
     // outlived its claim, or anyone holding the signed authorization, may have submitted it (chain.ts).
     const { from, nonce } = payload.payload.authorization;
     const { network, asset, payTo } = offer.requirement;
     const state = await deps.chain.paymentState({ network, asset, from, nonce, payTo, amount: offer.amount });
-    if (state?.kind === "transferred") return settled(work, key, offer, rows, { transaction: state.transaction, network, payer: from }, "recovery");
+    // Dated by its block, as replays.ts and reconcile.ts date a transfer found on chain.
+    if (state?.kind === "transferred") return settled(work, key, offer, rows, { transaction: state.transaction, network, payer: from, at: state.minedAt }, "recovery");
     // Removed only on proof that nothing moved for it; otherwise kept for `payments --reconcile`.
     const nothingMoved = state?.kind === "unused" || state?.kind === "consumed";
     if (ours && nothingMoved) await deps.store.abandon(key);
@@ -201,10 +202,13 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     return { ...(refused as Extract<PaymentOutcome, { kind: "payment-required" }>), settlement };
   }
 
-  /** Records a settlement and answers with its receipt; a ledger failure after the money moved is an alert. */
-  async function settled(work: PaidWork, key: string, offer: Offer, rows: number | null, receipt: { transaction: string; network: string; payer: string }, via: "settlement" | "recovery"): Promise<PaymentOutcome> {
+  /**
+   * Records a settlement and answers with its receipt; a ledger failure after the money moved is an
+   * alert. `at` starts the replay window: when the facilitator answered, or the transfer's block.
+   */
+  async function settled(work: PaidWork, key: string, offer: Offer, rows: number | null, receipt: { transaction: string; network: string; payer: string; at: Date }, via: "settlement" | "recovery"): Promise<PaymentOutcome> {
     try {
-      await deps.store.confirm(key, { transaction: receipt.transaction, payer: receipt.payer, settledAt: new Date(now()), rows });
+      await deps.store.confirm(key, { transaction: receipt.transaction, payer: receipt.payer, settledAt: receipt.at, rows });
     } catch (error) {
       // The money has moved: say so loudly, with what the operator needs to reconcile by hand.
       const message = `settled payment ${receipt.transaction} (${key}) could not be recorded in the ledger: ${(error as Error).message}`;

@@ -248,6 +248,11 @@ describe("a payment settled on chain by someone other than the facilitator", () 
     expect(receipt.transaction).toBe(transaction());
     expect(await h.store.list()).toEqual([expect.objectContaining({ transaction: transaction(), amount: 7000n, rows: 8 })]);
     expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n - 7000n);
+    // Dated by its block, as a payment recovered when presented again is.
+    const chain = createPublicClient({ transport: http(h.devnet.rpcUrl) });
+    const mined = await chain.getTransactionReceipt({ hash: transaction() as `0x${string}` });
+    const block = await chain.getBlock({ blockNumber: mined.blockNumber });
+    expect((await h.store.list())[0]!.settledAt.getTime()).toBe(Number(block.timestamp) * 1000);
     expect(h.events.at(-1)).toMatchObject({ type: "payment.settled", via: "recovery" });
   }, 15_000);
 
