@@ -60,7 +60,7 @@ export class QueryExecutor {
    * filtered ones replaced for an interactive query (striped.ts), and results answered from the
    * result cache (result-cache.ts).
    */
-  readonly stats = { splitScans: 0, exactRangeReads: 0, resultCacheHits: 0, helpersReplaced: 0 };
+  readonly stats = { splitScans: 0, exactRangeReads: 0, resultCacheHits: 0, helpersAskedBack: 0, helpersReplaced: 0 };
 
   /** Queries with a WHERE tried on the HTTP thread under its budget, and those that overran (inline.ts). */
   get inlineStats(): Readonly<{ budgetedRuns: number; overruns: number }> {
@@ -207,6 +207,7 @@ export class QueryExecutor {
       onSplit: () => this.stats.splitScans++,
       onExactRead: () => this.stats.exactRangeReads++,
       onHelperReplaced: () => this.stats.helpersReplaced++,
+      onHelperAskedBack: () => this.stats.helpersAskedBack++,
       sending: this.sending,
       format,
     }).started;

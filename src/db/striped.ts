@@ -32,8 +32,8 @@ const QUEUED_PER_WORKER = 2;
 const WINDOW = 8;
 /**
  * How long a filtered scan's helper, asked back for an interactive query, may take to finish its
- * queued ranges before it is replaced: a fresh worker is ready in ~80 ms, so waiting longer than
- * this for a costly WHERE would not pay.
+ * queued ranges before it is replaced, if that query still waits: a fresh worker is ready in ~80 ms,
+ * so waiting longer than this for a costly WHERE would not pay.
  */
 export const HELPER_RETURN_MS = 25;
 
@@ -98,6 +98,8 @@ export interface StripedScanOptions {
   onExactRead?: () => void;
   /** A helper was replaced for an interactive query before it had read its ranges (`giveBack`). */
   onHelperReplaced?: () => void;
+  /** A lent helper was asked back for an interactive query (pool.ts `reclaim`). */
+  onHelperAskedBack?: () => void;
   /** How a client that stops reading is handled (outgoing.ts). */
   sending?: SendingOptions;
   /** A concatenable output format: each worker encodes its ranges, this side the head and end. */
@@ -112,7 +114,7 @@ export class StripedScan extends ResultStream {
   private readonly queued = new Map<WorkerSlot, number[]>();
   /** Ranges handed to a helper that was replaced before reading them: handed out again first. */
   private readonly redo: number[] = [];
-  /** Helpers asked back, each replaced if it is not back in time (`giveBack`). */
+  /** Helpers asked back, each replaced if it is not back in time while a query waits (`giveBack`). */
   private readonly replaceTimers = new Map<WorkerSlot, ReturnType<typeof setTimeout>>();
   /** A lent helper the pool asked back: it gets no new ranges and leaves once its queue is empty. */
   private readonly returning = new Set<WorkerSlot>();
@@ -221,11 +223,12 @@ export class StripedScan extends ResultStream {
    * The pool wants the lent helper back for an interactive query: it finishes its queued ranges
    * (at most QUEUED_PER_WORKER) and leaves. Without a WHERE that is a few milliseconds. With one, a
    * range costs whatever the WHERE costs per row, times 4,096 rows: a helper not back within
-   * HELPER_RETURN_MS is replaced (the pool starts a fresh worker, ~80 ms, for the waiting query)
-   * and its ranges are read again by the first worker.
+   * HELPER_RETURN_MS, while the interactive query still waits, is replaced (the pool starts a fresh
+   * worker, ~80 ms, for the waiting query) and its ranges are read again by the first worker.
    */
   private giveBack(slot: WorkerSlot): void {
     if (this.ended || !this.held.has(slot)) return;
+    this.o.onHelperAskedBack?.();
     this.returning.add(slot);
     const ranges = this.queued.get(slot);
     if (ranges !== undefined && ranges.length === 0) {

@@ -21,7 +21,10 @@ export type PaymentStatus = "settling" | "settled";
 
 export interface PaymentRecord {
   status: PaymentStatus;
-  /** When the attempt began (settling) or the facilitator confirmed settlement (settled). */
+  /**
+   * When the attempt began (settling), or when the facilitator confirmed settlement (settled); a
+   * transfer found on chain instead is dated by its block.
+   */
   settledAt: Date;
   tableName: string;
   /** The paid resource's URL (for a query, the SQL is part of it). */
