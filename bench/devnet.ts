@@ -3,7 +3,9 @@
  * the arrow402 config pieces that price tables in its token, and a count of the facilitator's
  * /verify and /settle calls, read from the lines it prints.
  */
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { BENCH_OUT } from "./dataset.ts";
 import type { DevnetInfo } from "./devnet-process.ts";
 import { stopChild, track } from "./processes.ts";
 
@@ -30,6 +32,10 @@ export interface DevnetProcess extends DevnetInfo {
 export async function startDevnetProcess(): Promise<DevnetProcess> {
   const child = track(Bun.spawn(["bun", join(import.meta.dir, "devnet-process.ts")], { stdin: "pipe", stdout: "pipe", stderr: "inherit" }));
   const counts: FacilitatorCalls = { verify: 0, settle: 0 };
+  // Every /verify and /settle outcome of the run, to tell afterwards why a paid request failed.
+  mkdirSync(BENCH_OUT, { recursive: true });
+  const logFile = join(BENCH_OUT, "devnet.log");
+  writeFileSync(logFile, "");
   const { promise: ready, resolve: resolveInfo, reject: rejectInfo } = Promise.withResolvers<DevnetInfo>();
   void (async () => {
     const decoder = new TextDecoder();
@@ -43,6 +49,7 @@ export async function startDevnetProcess(): Promise<DevnetProcess> {
         if (line.startsWith("devnet ")) resolveInfo(JSON.parse(line.slice("devnet ".length)) as DevnetInfo);
         else if (line.startsWith("facilitator: verify ")) counts.verify++;
         else if (line.startsWith("facilitator: settle ")) counts.settle++;
+        if (line.startsWith("facilitator: ")) appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
       }
     }
     rejectInfo(new Error(`the devnet process exited (code ${await child.exited}) before it was ready`));

@@ -42,6 +42,16 @@ export function createDevnetFacilitator(rpcUrl: string, signerPrivateKey: Hex): 
   // The nonce manager hands out nonces locally, so concurrent settlements from the one signer
   // never race for the same nonce.
   const account = privateKeyToAccount(signerPrivateKey, { nonceManager: freshNonceManager() });
+  // One transaction at a time up to its broadcast (receipts are still awaited concurrently): a
+  // send that fails after taking its nonce (a revert found while estimating gas) would otherwise
+  // leave a gap, and anvil holds every later transaction until the gap is filled, which no
+  // settlement does while all of them wait for their receipts.
+  let sending: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(send: () => Promise<T>): Promise<T> => {
+    const sent = sending.then(send, send);
+    sending = sent.catch(() => {});
+    return sent;
+  };
   const client = createWalletClient({
     account,
     chain: anvil,
@@ -55,8 +65,8 @@ export function createDevnetFacilitator(rpcUrl: string, signerPrivateKey: Hex): 
     getCode: (args) => client.getCode(args),
     readContract: (args) => client.readContract({ ...args, args: args.args ?? [] } as never),
     verifyTypedData: (args) => client.verifyTypedData(args as never),
-    writeContract: (args) => client.writeContract({ ...args, args: args.args } as never),
-    sendTransaction: (args) => client.sendTransaction(args),
+    writeContract: (args) => oneAtATime(() => client.writeContract({ ...args, args: args.args } as never)),
+    sendTransaction: (args) => oneAtATime(() => client.sendTransaction(args)),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
   }, {
     // anvil mines each transaction at once; a receipt that has not come within this long
