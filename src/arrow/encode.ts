@@ -34,7 +34,8 @@ export interface EncoderOptions {
   /**
    * The rows were read with `safeIntegers: false` because that is faster, and can be read again
    * with it: a number whose exact value or storage class (INTEGER or REAL) could matter (one the
-   * fast paths do not take: beyond 2^53, or in a column other than Int64 and Float64) throws
+   * fast paths do not take: beyond 2^53 in an Int64 column, or in a column other than Int64 and
+   * Float64) throws
    * AmbiguousNumber instead of being converted, and so does any value that does not fit; the
    * caller then reads the rows again with `safeIntegers: true` and encodes them exactly.
    */

@@ -83,15 +83,13 @@ export const planFloat64 = fixedWidth(
   (rows, column, context, { floats }, at, validity) => {
     const key = context.key;
     const first = at >> 3;
-    // Read without safeIntegers, a number from 2^53 up may be a rounded INTEGER (which the exact
-    // read refuses when it has no exact float): it takes the slow path, which asks for that read.
-    const exactBelow = context.rereadAmbiguousNumbers ? 2 ** 53 : Infinity;
+    // A number is exact here however it was read: Float64 columns have REAL affinity (types.ts),
+    // under which SQLite stores every number, even an INTEGER given to it, as a REAL.
     for (let r = 0; r < rows.length; r++) {
       const value = rows[r]![key];
-      if (typeof value === "number" && ((value < exactBelow && value > -exactBelow) || value === Infinity || value === -Infinity || value !== value)) {
+      if (typeof value === "number") {
         floats[first + r] = value;
-      }
-      else {
+      } else {
         const float = slowValue(value, r, column, context, validity);
         if (float !== null) floats[first + r] = float as number;
       }
