@@ -67,8 +67,7 @@ export function createAuthorizationChecker(rpcUrls: Record<number, string>, time
         const use = range.fromBlock > range.toBlock ? ({ kind: "unproven", transaction: null } as const) : await findNonceUse(client, ref, range);
         if (use.kind === "consumed") return use;
         if (use.kind === "unproven") return { ...use, range };
-        const block = await client.getBlock({ blockNumber: use.blockNumber });
-        return { kind: "used", transaction: { hash: use.transaction, minedAt: new Date(Number(block.timestamp) * 1000) } };
+        return { kind: "used", transaction: { hash: use.transaction, minedAt: use.minedAt } };
       } catch (error) {
         return { kind: "rpc-failed", chainId, endpoint: endpointName(rpcUrls[chainId]!), reason: shortReason(error) };
       }

@@ -43,8 +43,8 @@ export interface PaymentRef extends AuthorizationRef {
 
 /** How a consumed nonce was consumed, from the token's logs in the blocks searched. */
 export type NonceUse =
-  /** By this payment: `amount` moved from `from` to `payTo` in `transaction`. */
-  | { kind: "transferred"; transaction: Hex; blockNumber: bigint }
+  /** By this payment: `amount` moved from `from` to `payTo` in `transaction`, mined at `minedAt` (its block's time). */
+  | { kind: "transferred"; transaction: Hex; blockNumber: bigint; minedAt: Date }
   /** Cancelled, or used by another authorization with this nonce (in `transaction`): this payment moved nothing. */
   | { kind: "consumed"; cancelled: boolean; transaction: Hex | null }
   /**
@@ -55,11 +55,7 @@ export type NonceUse =
   | { kind: "unproven"; transaction: Hex | null };
 
 /** What the chain says of a payment: its nonce unused, or how it was used. */
-export type PaymentState =
-  | { kind: "unused" }
-  /** Transferred, with its block's time (the settlement's time). */
-  | (Extract<NonceUse, { kind: "transferred" }> & { minedAt: Date })
-  | Exclude<NonceUse, { kind: "transferred" }>;
+export type PaymentState = { kind: "unused" } | NonceUse;
 
 export interface ChainReader {
   /** null: this chain has no RPC endpoint, or the endpoint did not answer. */
@@ -121,10 +117,7 @@ async function readState(client: PublicClient, ref: PaymentRef): Promise<Payment
       blockNumber: head,
     });
     if (!used) return { kind: "unused" };
-    const use = await findNonceUse(client, ref, recentBlocks(head));
-    if (use.kind !== "transferred") return use;
-    const block = await client.getBlock({ blockNumber: use.blockNumber });
-    return { ...use, minedAt: new Date(Number(block.timestamp) * 1000) };
+    return await findNonceUse(client, ref, recentBlocks(head));
   } catch {
     return null;
   }
@@ -158,7 +151,10 @@ export async function findNonceUse(client: PublicClient, ref: PaymentRef, range:
   if (used !== undefined && used.transactionHash !== null && used.blockNumber !== null && used.logIndex !== null) {
     const receipt = await client.getTransactionReceipt({ hash: used.transactionHash });
     const next = receipt.logs.find((log) => log.logIndex === used.logIndex! + 1);
-    if (next !== undefined && paysRef(next, ref)) return { kind: "transferred", transaction: used.transactionHash, blockNumber: used.blockNumber };
+    if (next !== undefined && paysRef(next, ref)) {
+      const block = await client.getBlock({ blockNumber: used.blockNumber });
+      return { kind: "transferred", transaction: used.transactionHash, blockNumber: used.blockNumber, minedAt: new Date(Number(block.timestamp) * 1000) };
+    }
     // Positive evidence only: a transaction that moved this amount to payTo elsewhere is not proof of the opposite.
     if (receipt.logs.some((log) => paysRef(log, ref))) return { kind: "unproven", transaction: used.transactionHash };
     return { kind: "consumed", cancelled: false, transaction: used.transactionHash };
