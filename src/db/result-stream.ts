@@ -120,8 +120,9 @@ export abstract class ResultStream {
   }
 
   /**
-   * Enqueues the next bytes. An entry with none (a range of rowids that holds no row) is taken and
-   * skipped: a pull that enqueues nothing is not called again, and the response would stall.
+   * Enqueues the next bytes. An entry with none is taken and skipped: a pull that enqueues nothing
+   * is not called again, and the response would stall. No producer queues one today (striped.ts
+   * leaves empty ranges out); the stream must not depend on that.
    */
   private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     this.controller = controller;
