@@ -28,7 +28,7 @@ let limits: ReturnType<typeof resolveConfig>["limits"];
 
 const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span", "top", "ambiguous", "gappy", "epochs"];
 
-beforeAll(() => {
+beforeAll(async () => {
   const dir = tempDir();
   path = join(dir, "striped.sqlite");
   const db = new Database(path, { create: true });
@@ -95,6 +95,9 @@ beforeAll(() => {
   two = new QueryExecutor(path, limits, 2);
   one = new QueryExecutor(path, limits, 1);
   wal = new QueryExecutor(walPath, limits, 2);
+  // Workers start in the background (~80 ms each, more on a loaded machine): one scan first, so
+  // that a helper still starting does not leave the first test's scan to one worker.
+  await decode(await two.stream(validated("SELECT * FROM dense")));
 });
 
 afterAll(() => {
