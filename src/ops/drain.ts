@@ -5,6 +5,7 @@
  * query workers and the payment store afterwards, once nothing can use them any more.
  */
 import type { Server } from "bun";
+import { withDeadline } from "../deadline.ts";
 import type { AppHolder } from "./app-holder.ts";
 
 export interface DrainResult {
@@ -15,10 +16,7 @@ export interface DrainResult {
 export async function drain(server: Server<unknown>, holder: AppHolder, deadlineMs: number): Promise<DrainResult> {
   // Stops listening at once; resolves when every connection's request and body are done.
   const connections = server.stop(false);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs)));
-  const finished = await Promise.race([Promise.all([connections, holder.idle()]).then(() => true), deadline]);
-  clearTimeout(timer);
+  const finished = await withDeadline(() => Promise.all([connections, holder.idle()]).then(() => true), deadlineMs, () => false);
   if (finished) return { cut: 0 };
   const cut = Math.max(server.pendingRequests, holder.handlers);
   await server.stop(true);

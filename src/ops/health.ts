@@ -7,6 +7,7 @@
  * (the facilitator's answer for a few seconds), so a load balancer polling every second costs the
  * facilitator one request every few seconds and the HTTP thread almost nothing.
  */
+import { withDeadline } from "../deadline.ts";
 import { isBusy, openReadOnly } from "../db/catalog.ts";
 import type { FacilitatorClient } from "../payment/facilitator.ts";
 import type { PaymentStore } from "../payment/store.ts";
@@ -100,16 +101,12 @@ async function checkFacilitator(deps: ReadinessDeps): Promise<CheckResult> {
 }
 
 /** `check`, failed with `message` when it takes longer than CHECK_TIMEOUT_MS or throws. */
-async function bounded(check: Promise<CheckResult>, message: string): Promise<CheckResult> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<CheckResult>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, error: `${message} within ${CHECK_TIMEOUT_MS} ms` }), CHECK_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([check.catch((): CheckResult => ({ ok: false, error: message })), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+function bounded(check: Promise<CheckResult>, message: string): Promise<CheckResult> {
+  return withDeadline(
+    () => check.catch((): CheckResult => ({ ok: false, error: message })),
+    CHECK_TIMEOUT_MS,
+    (): CheckResult => ({ ok: false, error: `${message} within ${CHECK_TIMEOUT_MS} ms` }),
+  );
 }
 
 /** One run at a time, its result reused for `ttlMs` after it ends. */

@@ -11,6 +11,7 @@
  * logs one after the other.
  */
 import { createPublicClient, decodeEventLog, http, parseAbi, type Hex, type Log, type PublicClient } from "viem";
+import { withDeadline } from "../deadline.ts";
 
 export const EIP3009_ABI = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
@@ -74,13 +75,7 @@ export function createChainReader(rpcUrls: Record<number, string>, deadlineMs = 
     async paymentState(ref) {
       const client = clientFor(chainIdOf(ref.network));
       if (client === null) return null;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deadlineMs)));
-      try {
-        return await Promise.race([readState(client, ref), deadline]);
-      } finally {
-        clearTimeout(timer);
-      }
+      return withDeadline((expired) => readState(client, ref, expired), deadlineMs, () => null);
     },
   };
 }
@@ -105,10 +100,14 @@ export function rpcClients(rpcUrls: Record<number, string>, timeoutMs: number): 
   };
 }
 
-/** The payment's state read through `client`, or null when the endpoint failed. */
-async function readState(client: PublicClient, ref: PaymentRef): Promise<PaymentState | null> {
+/**
+ * The payment's state read through `client`, or null when the endpoint failed. Once `expired` is
+ * aborted nobody waits for the answer any more, and no further call is made.
+ */
+async function readState(client: PublicClient, ref: PaymentRef, expired?: AbortSignal): Promise<PaymentState | null> {
   try {
     const head = await client.getBlockNumber();
+    expired?.throwIfAborted();
     const used = await client.readContract({
       address: ref.asset as Hex,
       abi: EIP3009_ABI,
@@ -117,7 +116,7 @@ async function readState(client: PublicClient, ref: PaymentRef): Promise<Payment
       blockNumber: head,
     });
     if (!used) return { kind: "unused" };
-    return await findNonceUse(client, ref, recentBlocks(head));
+    return await findNonceUse(client, ref, recentBlocks(head), expired);
   } catch {
     return null;
   }
@@ -134,12 +133,16 @@ export function recentBlocks(head: bigint): BlockRange {
   return { fromBlock: head > LOG_LOOKBACK_BLOCKS ? head - LOG_LOOKBACK_BLOCKS : 0n, toBlock: head };
 }
 
-/** How the (consumed) nonce of `ref` was used, from the token's logs in `range`, newest first. */
-export async function findNonceUse(client: PublicClient, ref: PaymentRef, range: BlockRange): Promise<NonceUse> {
+/**
+ * How the (consumed) nonce of `ref` was used, from the token's logs in `range`, newest first.
+ * Throws `expired`'s reason instead of starting another call once it is aborted.
+ */
+export async function findNonceUse(client: PublicClient, ref: PaymentRef, range: BlockRange, expired?: AbortSignal): Promise<NonceUse> {
   const args = { authorizer: ref.from as Hex, nonce: ref.nonce as Hex };
   // Both events are (authorizer indexed, nonce indexed): one typing serves both.
   const newest = async (event: (typeof EIP3009_ABI)[1 | 2]) => {
     for (let toBlock = range.toBlock; toBlock >= range.fromBlock; toBlock -= LOG_WINDOW_BLOCKS) {
+      expired?.throwIfAborted();
       const fromBlock = toBlock - range.fromBlock + 1n > LOG_WINDOW_BLOCKS ? toBlock - LOG_WINDOW_BLOCKS + 1n : range.fromBlock;
       const [log] = await client.getLogs({ address: ref.asset as Hex, event: event as (typeof EIP3009_ABI)[1], args, fromBlock, toBlock });
       if (log !== undefined) return log;
@@ -149,9 +152,11 @@ export async function findNonceUse(client: PublicClient, ref: PaymentRef, range:
   };
   const used = await newest(EIP3009_ABI[1]);
   if (used !== undefined && used.transactionHash !== null && used.blockNumber !== null && used.logIndex !== null) {
+    expired?.throwIfAborted();
     const receipt = await client.getTransactionReceipt({ hash: used.transactionHash });
     const next = receipt.logs.find((log) => log.logIndex === used.logIndex! + 1);
     if (next !== undefined && paysRef(next, ref)) {
+      expired?.throwIfAborted();
       const block = await client.getBlock({ blockNumber: used.blockNumber });
       return { kind: "transferred", transaction: used.transactionHash, blockNumber: used.blockNumber, minedAt: new Date(Number(block.timestamp) * 1000) };
     }

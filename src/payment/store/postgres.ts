@@ -18,6 +18,7 @@
  */
 import { SQL } from "bun";
 import { randomUUID } from "node:crypto";
+import { withDeadline } from "../../deadline.ts";
 import { LedgerUnavailableError } from "../../errors.ts";
 import type { Claim, PaymentRecord, PaymentStore, PaymentTotal, Settlement, SettlementAttempt } from "../store.ts";
 import { createSchema } from "./postgres-schema.ts";
@@ -208,18 +209,13 @@ function isUnreachable(error: unknown): boolean {
 function reachableWithin(timeoutMs: number) {
   return <A extends unknown[], R>(method: (...args: A) => Promise<R>): ((...args: A) => Promise<R>) =>
     async (...args) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const silent = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new LedgerUnavailableError({ cause: new Error(`no answer within ${timeoutMs} ms`) })), timeoutMs);
-      });
-      const work = method(...args);
-      work.catch(() => {}); // given up on: its late failure is nobody's to handle
+      const silent = (): never => {
+        throw new LedgerUnavailableError({ cause: new Error(`no answer within ${timeoutMs} ms`) });
+      };
       try {
-        return await Promise.race([work, silent]);
+        return await withDeadline(() => method(...args), timeoutMs, silent);
       } catch (error) {
         throw isUnreachable(error) ? new LedgerUnavailableError({ cause: error }) : error;
-      } finally {
-        clearTimeout(timer);
       }
     };
 }
