@@ -5,6 +5,7 @@
  * time window, and the EIP-712 signature (signature.ts). The facilitator makes the same
  * checks (and the on-chain ones: balance, nonce) again at /verify.
  */
+import { chainIdOf } from "./chain.ts";
 import type { Offer } from "./pricing.ts";
 import { recoverAuthorizationSigner, UnsignableError } from "./signature.ts";
 import type { ExactPaymentPayload } from "./wire.ts";
@@ -54,7 +55,7 @@ export async function authorizationProblem(payload: ExactPaymentPayload, offer: 
     const domain = {
       name: String(requirement.extra.name),
       version: String(requirement.extra.version),
-      chainId: BigInt(requirement.network.slice("eip155:".length)),
+      chainId: BigInt(chainIdOf(requirement.network)),
       verifyingContract: requirement.asset,
     };
     signer = await recoverAuthorizationSigner(domain, payload.payload.authorization, payload.payload.signature);

@@ -11,6 +11,7 @@ import { QueryExecutor } from "../../src/db/execute.ts";
 import { resolveConfig } from "../../src/config/load.ts";
 import { validateQuery } from "../../src/sql/dialect.ts";
 import { tempDir } from "../support/fixtures.ts";
+import { sqliteValues } from "../support/sqlite-direct.ts";
 
 let executor: QueryExecutor;
 let catalog: Catalog;
@@ -30,9 +31,7 @@ beforeAll(() => {
   reader.close();
   executor = new QueryExecutor(path, config.limits, 2);
   countWhere = (condition) => {
-    const direct = new Database(path, { readonly: true });
-    const [count] = direct.query(`SELECT count(*) FROM big WHERE ${condition}`).values()[0] as [number];
-    direct.close();
+    const [count] = sqliteValues(path, `SELECT count(*) FROM big WHERE ${condition}`)[0] as [number];
     return count;
   };
 });

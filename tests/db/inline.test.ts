@@ -10,6 +10,7 @@ import { InlineReader } from "../../src/db/inline.ts";
 import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
 import { validateQuery, type ValidatedQuery } from "../../src/sql/dialect.ts";
 import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+import { sqliteValues } from "../support/sqlite-direct.ts";
 
 let reader: InlineReader;
 let validate: (sql: string) => ValidatedQuery;
@@ -62,14 +63,14 @@ test("an inline read is exactly what SQLite holds", () => {
   const result = reader.read(validate("SELECT id, big, label, day, at FROM kinds LIMIT 3 OFFSET 1"))!;
   expect(result.rows).toBe(3);
   const table = tableFromIPC(result.chunks);
-  const direct = new Database(path, { readonly: true, safeIntegers: true }).query("SELECT id, big, label FROM kinds LIMIT 3 OFFSET 1").values();
+  const direct = sqliteValues(path, "SELECT id, big, label FROM kinds LIMIT 3 OFFSET 1", { safeIntegers: true });
   expect(table.toArray().map((r) => [r.id, r.big, r.label])).toEqual(direct);
   expect(table.schema.fields.map((f) => String(f.type))).toEqual(["Int64", "Int64", "Utf8", "Date32<DAY>", "Timestamp<MILLISECOND, UTC>"]);
 });
 
 test("an inline read of a column-picking view is exactly what SQLite holds", () => {
   const result = reader.read(validate("SELECT title, id FROM item_names LIMIT 5 OFFSET 3"))!;
-  const direct = new Database(path, { readonly: true, safeIntegers: true }).query("SELECT title, id FROM item_names LIMIT 5 OFFSET 3").values();
+  const direct = sqliteValues(path, "SELECT title, id FROM item_names LIMIT 5 OFFSET 3", { safeIntegers: true });
   expect(tableFromIPC(result.chunks).toArray().map((r) => [r.title, r.id])).toEqual(direct);
 });
 

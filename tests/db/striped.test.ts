@@ -15,6 +15,7 @@ import { RANGE_ROWIDS } from "../../src/db/striped.ts";
 import { formatNamed } from "../../src/formats/registry.ts";
 import { validateQuery } from "../../src/sql/dialect.ts";
 import { tempDir } from "../support/fixtures.ts";
+import { sqliteValues } from "../support/sqlite-direct.ts";
 
 const MAX_ROWS = 500_000;
 let path: string;
@@ -116,15 +117,6 @@ function rowsOf(table: Table): unknown[][] {
   return table.toArray().map((row) => Object.values(row.toJSON()));
 }
 
-function sqliteRows(file: string, sql: string): unknown[][] {
-  const db = new Database(file, { readonly: true, safeIntegers: true });
-  try {
-    return db.query(sql).values();
-  } finally {
-    db.close();
-  }
-}
-
 async function splitCount(executor: QueryExecutor, run: () => Promise<unknown>): Promise<number> {
   const before = executor.stats.splitScans;
   await run();
@@ -140,7 +132,7 @@ describe("a whole-table scan on two workers", () => {
     let table!: Table;
     expect(await splitCount(two, async () => (table = await decode(await two.stream(validated(sql)))))).toBe(1);
     expect(table.numRows).toBe(rows);
-    expect(rowsOf(table)).toEqual(sqliteRows(path, sql));
+    expect(rowsOf(table)).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
     // Record batches hold at most one range each.
     expect(Math.max(...table.batches.map((b) => b.numRows))).toBeLessThanOrEqual(RANGE_ROWIDS);
   });
@@ -154,23 +146,23 @@ describe("a whole-table scan on two workers", () => {
     "SELECT * FROM dense WHERE n < -2e12",
   ])("filtered, %s: the rows and order of one SQLite scan", async (sql) => {
     // Read by ranges whether or not the second worker joins before the first has read them all.
-    expect(rowsOf(await decode(await two.stream(validated(sql))))).toEqual(sqliteRows(path, sql));
+    expect(rowsOf(await decode(await two.stream(validated(sql))))).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
   });
 
   test("a filtered scan of a large table is read by two workers", async () => {
     const sql = "SELECT * FROM dense WHERE n % 3 = 0 OR t IS NULL";
     let table!: Table;
     expect(await splitCount(two, async () => (table = await decode(await two.stream(validated(sql)))))).toBe(1);
-    expect(rowsOf(table)).toEqual(sqliteRows(path, sql));
+    expect(rowsOf(table)).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
   });
 
   test("the filtered queries above select what they say", () => {
-    expect(sqliteRows(path, "SELECT count(*) FROM dense WHERE n % 3 = 0 OR t IS NULL")).toEqual([[38_461n]]);
+    expect(sqliteValues(path, "SELECT count(*) FROM dense WHERE n % 3 = 0 OR t IS NULL", { safeIntegers: true })).toEqual([[38_461n]]);
     // ids 1, 9974, …, 99731 and the eight rows from 99991 with an r.
-    expect(sqliteRows(path, "SELECT count(*) FROM dense WHERE id % 9973 = 1 OR r > 33330")).toEqual([[19n]]);
-    expect(sqliteRows(path, "SELECT count(*) FROM sparse WHERE k >= 100 AND label LIKE 's1%'")).toEqual([[11_100n]]);
-    expect(sqliteRows(path, "SELECT count(*) FROM dense WHERE n < -2e12")).toEqual([[0n]]);
-    expect(sqliteRows(path, "SELECT count(*) FROM covered WHERE b = 'b77'")).toEqual([[1n]]);
+    expect(sqliteValues(path, "SELECT count(*) FROM dense WHERE id % 9973 = 1 OR r > 33330", { safeIntegers: true })).toEqual([[19n]]);
+    expect(sqliteValues(path, "SELECT count(*) FROM sparse WHERE k >= 100 AND label LIKE 's1%'", { safeIntegers: true })).toEqual([[11_100n]]);
+    expect(sqliteValues(path, "SELECT count(*) FROM dense WHERE n < -2e12", { safeIntegers: true })).toEqual([[0n]]);
+    expect(sqliteValues(path, "SELECT count(*) FROM covered WHERE b = 'b77'", { safeIntegers: true })).toEqual([[1n]]);
   });
 
   test("ranges that hold no row (a gap in the rowids) send nothing, and the stream goes on", async () => {
@@ -178,7 +170,7 @@ describe("a whole-table scan on two workers", () => {
     // read them all), a response that met them used to stall.
     const table = await decode(await two.stream(validated("SELECT * FROM gappy")));
     expect(table.numRows).toBe(10_000);
-    expect(rowsOf(table)).toEqual(sqliteRows(path, "SELECT * FROM gappy"));
+    expect(rowsOf(table)).toEqual(sqliteValues(path, "SELECT * FROM gappy", { safeIntegers: true }));
   });
 
   test("a table ending at the largest rowid (2^63 − 1) is read without a range bound past it", async () => {
@@ -186,14 +178,14 @@ describe("a whole-table scan on two workers", () => {
     // result is asserted here (the bound is computed the same way with one worker or two).
     const table = await decode(await two.stream(validated("SELECT * FROM top")));
     expect(table.numRows).toBe(10_000);
-    expect(rowsOf(table)).toEqual(sqliteRows(path, "SELECT * FROM top"));
+    expect(rowsOf(table)).toEqual(sqliteValues(path, "SELECT * FROM top", { safeIntegers: true }));
   });
 
   test("a buffered (paid) read gets the same rows and their count", async () => {
     const result = await two.collect(validated("SELECT * FROM dense"));
     expect(result.rows).toBe(100_000);
     expect(rowsOf(tableFromIPC(new Uint8Array(await new Blob(result.chunks as BlobPart[]).arrayBuffer())))).toEqual(
-      sqliteRows(path, "SELECT * FROM dense"),
+      sqliteValues(path, "SELECT * FROM dense", { safeIntegers: true }),
     );
   });
 
@@ -201,7 +193,7 @@ describe("a whole-table scan on two workers", () => {
     const exactReads = async (sql: string) => {
       const before = two.stats.exactRangeReads;
       const table = await decode(await two.stream(validated(sql)));
-      expect(rowsOf(table)).toEqual(sqliteRows(path, sql));
+      expect(rowsOf(table)).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
       return two.stats.exactRangeReads - before;
     };
     expect(await exactReads("SELECT * FROM dense")).toBe(0);
@@ -209,7 +201,7 @@ describe("a whole-table scan on two workers", () => {
     const ambiguous = await exactReads("SELECT * FROM ambiguous");
     expect(ambiguous).toBeGreaterThanOrEqual(1);
     expect(ambiguous).toBeLessThanOrEqual(2);
-    expect(sqliteRows(path, "SELECT i FROM ambiguous WHERE id = 5000")).toEqual([[2n ** 53n + 1n]]);
+    expect(sqliteValues(path, "SELECT i FROM ambiguous WHERE id = 5000", { safeIntegers: true })).toEqual([[2n ** 53n + 1n]]);
   });
 
   test("Unix seconds in every range: each worker reads one range twice, its later ranges exactly at once", async () => {
@@ -217,7 +209,7 @@ describe("a whole-table scan on two workers", () => {
     expect(ranges).toBeGreaterThan(4);
     const before = two.stats.exactRangeReads;
     const table = await decode(await two.stream(validated("SELECT * FROM epochs")));
-    expect(rowsOf(table)).toEqual(sqliteRows(path, "SELECT id, at * 1000 FROM epochs").map(([id, ms]) => [id, Number(ms)]));
+    expect(rowsOf(table)).toEqual(sqliteValues(path, "SELECT id, at * 1000 FROM epochs", { safeIntegers: true }).map(([id, ms]) => [id, Number(ms)]));
     const rereads = two.stats.exactRangeReads - before;
     expect(rereads).toBeGreaterThanOrEqual(1);
     expect(rereads).toBeLessThanOrEqual(2);
@@ -226,7 +218,7 @@ describe("a whole-table scan on two workers", () => {
   test("with no second worker free, one worker reads every range", async () => {
     let table!: Table;
     expect(await splitCount(one, async () => (table = await decode(await one.stream(validated("SELECT * FROM dense")))))).toBe(0);
-    expect(rowsOf(table)).toEqual(sqliteRows(path, "SELECT * FROM dense"));
+    expect(rowsOf(table)).toEqual(sqliteValues(path, "SELECT * FROM dense", { safeIntegers: true }));
   });
 
   test("an empty table is a valid stream with the schema and no rows", async () => {
@@ -256,8 +248,8 @@ describe("an interactive query during a filtered split scan", () => {
     expect(two.stats.splitScans - splits).toBe(1);
     const interactive = await decode(await two.stream(validated(interactiveSql)));
     const answeredDuringBulk = !bulkDone;
-    expect(rowsOf(interactive)).toEqual(sqliteRows(path, interactiveSql));
-    expect(rowsOf(await bulk)).toEqual(sqliteRows(path, bulkSql));
+    expect(rowsOf(interactive)).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
+    expect(rowsOf(await bulk)).toEqual(sqliteValues(path, bulkSql, { safeIntegers: true }));
     return { answeredDuringBulk, replaced: two.stats.helpersReplaced - replaced };
   }
 
@@ -287,10 +279,10 @@ describe("an interactive query during a filtered split scan", () => {
       const interactive = three.stream(validated(interactiveSql));
       await Bun.sleep(1);
       await ("complete" in other ? Promise.resolve() : other.body.cancel());
-      expect(rowsOf(await decode(await interactive))).toEqual(sqliteRows(path, interactiveSql));
+      expect(rowsOf(await decode(await interactive))).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
       // It waited (the helper was asked back) and was answered while the split scan still ran.
       expect({ askedBack: three.stats.helpersAskedBack, answeredDuringBulk: !bulkDone }).toEqual({ askedBack: 1, answeredDuringBulk: true });
-      expect(rowsOf(await bulk)).toEqual(sqliteRows(path, bulkSql));
+      expect(rowsOf(await bulk)).toEqual(sqliteValues(path, bulkSql, { safeIntegers: true }));
       expect(three.stats.helpersReplaced).toBe(0);
     } finally {
       three.close();
@@ -341,12 +333,12 @@ describe("queries that are not split", () => {
     const executor = () => (mode === "WAL" ? wal : two);
     let table!: Table;
     expect(await splitCount(executor(), async () => (table = await decode(await executor().stream(validated(sql, from())))))).toBe(0);
-    expect(rowsOf(table)).toEqual(sqliteRows(file, sql));
+    expect(rowsOf(table)).toEqual(sqliteValues(file, sql, { safeIntegers: true }));
   });
 
   test("a table whose rowid span exceeds max_rows is counted on one worker first", async () => {
     const table = await decode(await two.stream(validated("SELECT * FROM wide_span")));
-    expect(rowsOf(table)).toEqual(sqliteRows(path, "SELECT * FROM wide_span"));
+    expect(rowsOf(table)).toEqual(sqliteValues(path, "SELECT * FROM wide_span", { safeIntegers: true }));
   });
 });
 
@@ -376,7 +368,7 @@ describe("a writer during a split scan", () => {
       const table = tableFromIPC(new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer()));
       expect(executor.stats.splitScans - before).toBe(1);
       expect(table.numRows).toBe(100_000);
-      expect(rowsOf(table)).toEqual(sqliteRows(path, "SELECT * FROM dense"));
+      expect(rowsOf(table)).toEqual(sqliteValues(path, "SELECT * FROM dense", { safeIntegers: true }));
       expect(await writer.exited).toBe(0);
       expect(await new Response(writer.stdout).text()).toBe("written\n");
       const after = await decode(await executor.stream(validated("SELECT t FROM dense")));

@@ -11,6 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnServer, type ChildServer } from "../../bench/processes.ts";
 import { tempDir } from "../support/fixtures.ts";
+import { sqliteValues } from "../support/sqlite-direct.ts";
 import { scrape } from "../ops/support.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
@@ -37,15 +38,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function sqliteRows(sql: string): unknown[][] {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    return db.query(sql).values();
-  } finally {
-    db.close();
-  }
-}
-
 const splitScans = async () => (await scrape(server.url)).value("arrow402_split_scans_total", {}) ?? Number.NaN;
 
 async function get(sql: string, format = "arrow"): Promise<Response> {
@@ -59,7 +51,7 @@ test("a filtered export is read by two workers and holds the rows and order of o
   const before = await splitScans();
   const table = tableFromIPC(new Uint8Array(await (await get(sql)).arrayBuffer()));
   expect(await splitScans()).toBe(before + 1);
-  const expected = sqliteRows(sql);
+  const expected = sqliteValues(dbPath, sql);
   expect(table.numRows).toBe(expected.length);
   expect(table.toArray().map((row) => [row.id, row.label, row.price])).toEqual(expected.map(([id, label, price]) => [BigInt(id as number), label, price]));
 }, 30_000);
@@ -69,7 +61,7 @@ test("the same filtered export in CSV: one header, then each row of the scan in 
   // RFC 4180 line ends.
   const lines = (await (await get(sql, "csv")).text()).trimEnd().split("\r\n");
   expect(lines[0]).toBe("id,label");
-  expect(lines.slice(1)).toEqual(sqliteRows(sql).map(([id, label]) => `${id},${label}`));
+  expect(lines.slice(1)).toEqual(sqliteValues(dbPath, sql).map(([id, label]) => `${id},${label}`));
 }, 30_000);
 
 test("a whole-table export whose rowids leave ranges empty is sent to the end", async () => {
