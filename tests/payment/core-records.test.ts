@@ -15,6 +15,14 @@ import { copy, expect402, expectPaid, fixedTags, perRowTags, queryWork, signFirs
 
 const h = useHarness();
 
+/** A transaction's receipt on the devnet, with its block's time in milliseconds. */
+async function minedTransaction(hash: string) {
+  const chain = createPublicClient({ transport: http(h.devnet.rpcUrl) });
+  const receipt = await chain.getTransactionReceipt({ hash: hash as `0x${string}` });
+  const block = await chain.getBlock({ blockNumber: receipt.blockNumber });
+  return { ...receipt, blockMs: Number(block.timestamp) * 1000 };
+}
+
 /** A fixed-price payment settled for `SELECT … WHERE id <= maxId`. */
 async function settledFixed(harness: Harness, maxId = 6) {
   const { body } = expect402(await harness.core.process(queryWork(maxId, fixedTags(harness), null, harness).work));
@@ -141,12 +149,10 @@ describe("a settlement whose answer was lost", () => {
     expect(await h.store.list()).toEqual([expect.objectContaining({ transaction, rows: 4, amount: 7000n })]);
     expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n - 7000n);
     // The hash found in the token's AuthorizationUsed log is the transfer that happened.
-    const chain = createPublicClient({ transport: http(h.devnet.rpcUrl) });
-    const mined = await chain.getTransactionReceipt({ hash: transaction as `0x${string}` });
+    const mined = await minedTransaction(transaction);
     expect(mined.status).toBe("success");
     // Dated by its block, as the replay window counts from the settlement.
-    const block = await chain.getBlock({ blockNumber: mined.blockNumber });
-    expect((await h.store.list())[0]!.settledAt.getTime()).toBe(Number(block.timestamp) * 1000);
+    expect((await h.store.list())[0]!.settledAt.getTime()).toBe(mined.blockMs);
     expect(mined.logs.some((log) => log.address.toLowerCase() === h.devnet.token.address.toLowerCase())).toBe(true);
     expect(h.events.at(-1)).toMatchObject({ type: "payment.settled", via: "recovery" });
   }, 15_000);
@@ -249,10 +255,7 @@ describe("a payment settled on chain by someone other than the facilitator", () 
     expect(await h.store.list()).toEqual([expect.objectContaining({ transaction: transaction(), amount: 7000n, rows: 8 })]);
     expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n - 7000n);
     // Dated by its block, as a payment recovered when presented again is.
-    const chain = createPublicClient({ transport: http(h.devnet.rpcUrl) });
-    const mined = await chain.getTransactionReceipt({ hash: transaction() as `0x${string}` });
-    const block = await chain.getBlock({ blockNumber: mined.blockNumber });
-    expect((await h.store.list())[0]!.settledAt.getTime()).toBe(Number(block.timestamp) * 1000);
+    expect((await h.store.list())[0]!.settledAt.getTime()).toBe((await minedTransaction(transaction())).blockMs);
     expect(h.events.at(-1)).toMatchObject({ type: "payment.settled", via: "recovery" });
   }, 15_000);
 
