@@ -41,6 +41,16 @@ export interface AuthorizationChecker {
 
 export function createAuthorizationChecker(rpcUrls: Record<number, string>, timeoutMs = 10_000): AuthorizationChecker {
   const clientFor = rpcClients(rpcUrls, timeoutMs);
+  // A chain's genesis time never changes: read once per chain, for every bound of every attempt.
+  const genesisTimes = new Map<number, bigint>();
+  const genesisTimeOf = (chainId: number, client: PublicClient) => async () => {
+    let time = genesisTimes.get(chainId);
+    if (time === undefined) {
+      time = await blockTime(client, 0n);
+      genesisTimes.set(chainId, time);
+    }
+    return time;
+  };
   return {
     async check(ref) {
       const chainId = chainIdOf(ref.network);
@@ -60,9 +70,10 @@ export function createAuthorizationChecker(rpcUrls: Record<number, string>, time
         if (!used) return { kind: "unused", chainTime: head.timestamp };
         // The transfer can only be in a block mined after the attempt began (less the clocks'
         // allowance) and before validBefore: searching there finds it however long ago it was.
+        const genesisTime = genesisTimeOf(chainId, client);
         const range: BlockRange = {
-          fromBlock: await firstBlockAtOrAfter(client, BigInt(Math.floor(ref.attemptedAt.getTime() / 1000)) - BigInt(CLOCK_ALLOWANCE_SECONDS), head),
-          toBlock: (await firstBlockAtOrAfter(client, ref.validBefore, head)) - 1n,
+          fromBlock: await firstBlockAtOrAfter(client, BigInt(Math.floor(ref.attemptedAt.getTime() / 1000)) - BigInt(CLOCK_ALLOWANCE_SECONDS), head, genesisTime),
+          toBlock: (await firstBlockAtOrAfter(client, ref.validBefore, head, genesisTime)) - 1n,
         };
         const use = range.fromBlock > range.toBlock ? ({ kind: "unproven", transaction: null } as const) : await findNonceUse(client, ref, range);
         if (use.kind === "consumed") return use;
@@ -81,15 +92,20 @@ export function createAuthorizationChecker(rpcUrls: Record<number, string>, time
  * genesis and head times place `seconds`, steps away from that guess by 1, 2, 4… blocks until the
  * answer is bracketed, then halves the bracket: 3 or 4 `getBlock` calls on a steady chain, where a
  * binary search from block 0 takes ~25 on Base. However wrong the guess (an uneven chain), it costs
- * at most about twice a binary search.
+ * at most about twice a binary search. `genesisTime` gives block 0's time (read when not given).
  */
-export async function firstBlockAtOrAfter(client: PublicClient, seconds: bigint, head: { number: bigint; timestamp: bigint }): Promise<bigint> {
+export async function firstBlockAtOrAfter(
+  client: PublicClient,
+  seconds: bigint,
+  head: { number: bigint; timestamp: bigint },
+  genesisTime: () => Promise<bigint> = () => blockTime(client, 0n),
+): Promise<bigint> {
   if (head.timestamp < seconds) return head.number + 1n;
   if (head.number === 0n) return 0n;
-  const genesis = (await client.getBlock({ blockNumber: 0n })).timestamp;
+  const genesis = await genesisTime();
   if (genesis >= seconds) return 0n;
   // From here block 0 is before `seconds` and the head at or after it: neither is read again.
-  const atOrAfter = async (block: bigint) => block >= head.number || (block > 0n && (await client.getBlock({ blockNumber: block })).timestamp >= seconds);
+  const atOrAfter = async (block: bigint) => block >= head.number || (block > 0n && (await blockTime(client, block)) >= seconds);
   const clamp = (block: bigint) => (block < 0n ? 0n : block > head.number ? head.number : block);
   const guess = clamp(((seconds - genesis) * head.number + (head.timestamp - genesis) - 1n) / (head.timestamp - genesis));
   // The answer is in (low, high].
@@ -122,6 +138,11 @@ export async function firstBlockAtOrAfter(client: PublicClient, seconds: bigint,
     else low = middle;
   }
   return high;
+}
+
+/** The timestamp (Unix seconds) of block `number`. */
+async function blockTime(client: PublicClient, number: bigint): Promise<bigint> {
+  return (await client.getBlock({ blockNumber: number })).timestamp;
 }
 
 /**

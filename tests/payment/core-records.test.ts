@@ -207,9 +207,10 @@ describe("a payment whose nonce the payer spends elsewhere while it settles", ()
         },
       },
     });
+    const before = (await h.store.unconfirmed()).length;
     await expect(impatient.process(queryWork(maxId, fixedTags(h), payload, h).work)).rejects.toThrow();
     h.proxy.setBehaviour({});
-    expect(await h.store.unconfirmed()).toHaveLength(1);
+    expect(await h.store.unconfirmed()).toHaveLength(before + 1);
     return payload;
   }
 
@@ -231,6 +232,31 @@ describe("a payment whose nonce the payer spends elsewhere while it settles", ()
     expect(await h.store.unconfirmed()).toEqual([]);
     expect(await h.store.list()).toEqual([]);
   }, 15_000);
+
+  test("`payments --reconcile` reads a chain's genesis block once, not once per attempt", async () => {
+    await spentWhileLost("cancel", 10);
+    await spentWhileLost("transfer", 11);
+    // The devnet's RPC endpoint behind a real HTTP server that counts reads of block 0.
+    let genesisReads = 0;
+    const counter = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        const body = await request.text();
+        const call = JSON.parse(body) as { method: string; params?: unknown[] };
+        if (call.method === "eth_getBlockByNumber" && call.params?.[0] === "0x0") genesisReads++;
+        return fetch(h.devnet.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
+      },
+    });
+    try {
+      const chain = createAuthorizationChecker({ [h.devnet.chainId]: `http://127.0.0.1:${counter.port}` });
+      const steps = await reconcileAttempts({ store: h.store, chain });
+      expect(steps.map((step) => step.outcome)).toEqual(["removed", "removed"]);
+      expect(genesisReads).toBe(1);
+    } finally {
+      counter.stop(true);
+    }
+  }, 20_000);
 });
 
 describe("a payment settled on chain by someone other than the facilitator", () => {
