@@ -99,6 +99,8 @@ const cases: [string, () => Promise<Response>, number, Shape, string][] = [
   // A long strftime() format rendered for every one of 300,000 rows: seconds of work, even on an idle machine.
   ["time limit", () => get(q(`SELECT id FROM big WHERE length(strftime('${"%Y-%m-%dT%H:%M:%f".repeat(100)}', id)) < 0`)), 400, "text", "1000 ms limit"],
   ["undecodable payment header (query)", () => get(q("SELECT id FROM items"), { "payment-signature": "%%%" }), 400, "text", "PAYMENT-SIGNATURE"],
+  // The SQL is validated before any payment logic: a bad query is named first.
+  ["unknown column and an undecodable payment header", () => get(q("SELECT nope FROM items"), { "payment-signature": "%%%" }), 400, "text", "nope"],
   ["undecodable payment header (metadata)", () => get("/api/table/items", { "payment-signature": btoa("{not json") }), 400, "text", "PAYMENT-SIGNATURE"],
   ["malformed payment payload", () => get(q("SELECT id FROM items"), { "payment-signature": btoa(JSON.stringify({ x402Version: 2 })) }), 400, "text", "PAYMENT-SIGNATURE"],
   ["payment required (query)", () => get(q("SELECT id FROM items")), 402, "x402", "Payment required"],

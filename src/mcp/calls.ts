@@ -91,7 +91,10 @@ export function createToolCalls(deps: ToolCallDeps) {
       const answer = await deps.queries.run({
         sql,
         resourceUrl,
-        payment: paymentOf(call.meta),
+        // Read once the SQL is valid, as the HTTP route reads its header.
+        get payment() {
+          return paymentOf(call.meta);
+        },
         signal: call.signal,
         rowCap: {
           max: cap,

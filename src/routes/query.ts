@@ -39,7 +39,10 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
     sql,
     format,
     resourceUrl: deps.config.server.baseUrl + url.pathname + withoutFormat(url.search),
-    payment: header === null ? null : decodePaymentSignature(header),
+    // Decoded only once the SQL is valid (ARCHITECTURE.md §6 step 1): a bad query is named first.
+    get payment() {
+      return header === null ? null : decodePaymentSignature(header);
+    },
     signal: request.signal,
     // A request that carries a payment fitted; an unpaid one is quoted only if its paid retry will.
     beforeQuote: (resource: PaidResource, tags: PriceTag[], extensions: Extensions) => {

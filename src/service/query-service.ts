@@ -34,6 +34,7 @@ export interface QueryRun {
   sql: string;
   /** The URL the payment is bound to: for a query, the SQL is part of it (§6). */
   resourceUrl: string;
+  /** Read once, after the SQL is validated: a binding may decode it then (a malformed one throws its 400). */
   payment: ExactPaymentPayload | null;
   /** The output format (formats/registry.ts); Arrow by default. Same rows and price in every format. */
   format?: OutputFormat;
@@ -98,6 +99,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
   return {
     async run(request) {
       const query = await deps.validate(request.sql);
+      const payment = request.payment;
       const table = query.table.name;
       const format = request.format ?? DEFAULT_FORMAT;
       const data = (result: QueryResult, receipt: SettlementReceipt | null): QueryAnswer => ({ kind: "data", table, format, result, receipt });
@@ -116,7 +118,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         // Where the schema itself is sold, a 402 must not give it away (ARCHITECTURE.md §6, §13).
         fields: tags.some((tag) => tag.type === "metadata_price") ? null : exampleFields(query),
       });
-      if (request.payment === null) request.beforeQuote?.(resource, tags, extensions);
+      if (payment === null) request.beforeQuote?.(resource, tags, extensions);
 
       let held: { result: QueryResult; rows: number } | null = null;
       let counted: number | null = null;
@@ -126,7 +128,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         query: request.sql,
         resource,
         extensions,
-        payload: request.payment,
+        payload: payment,
         signal: request.signal,
         countRows: async () => (counted = await countWithinLimit(query, cap)),
         executeEarly: executor.isSmall(query),

@@ -217,6 +217,13 @@ describe("refusals move nothing", () => {
     expect(refused.error).toContain('MCP _meta["x402/payment"] is not a well-formed x402 V2 exact EVM payment payload');
     expect(sandbox.proxy.requests).toEqual([]);
   });
+
+  test("a query that is not valid is named first, before a malformed payment", async () => {
+    const refused = refusalOf(await mcp.call("query", { sql: "SELECT nope FROM items" }, { "x402/payment": { x402Version: 2, accepted: {}, payload: {} } }));
+    expect(refused.status).toBe(400);
+    expect(refused.error).toContain("nope");
+    expect(refused.error).not.toContain("x402/payment");
+  });
 });
 
 describe("describe_table", () => {
