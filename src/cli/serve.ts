@@ -32,7 +32,12 @@ export async function serve(configPath: string | undefined, bind: string | undef
   }
   // The file is read again on SIGHUP, with the same --bind: the bind itself needs a restart.
   const path = context.isDemo ? null : resolve(context.source);
-  handleSignals(server, { reload: path === null ? null : () => server.reload(() => withOverrides(loadConfigFile(path)), context.source) });
+  const reload = (file: string) => () => {
+    const outcome = server.reload(() => withOverrides(loadConfigFile(file)), context.source);
+    // A larger max_query_bytes needs room in request heads too, as at start-up.
+    if (outcome.applied) raiseRequestHeadLimit(server.config.limits.maxQueryBytes);
+  };
+  handleSignals(server, { reload: path === null ? null : reload(path) });
 }
 
 /** `--bind HOST:PORT` replaces server.bind; a base_url that only echoed the old bind follows it. */

@@ -34,6 +34,7 @@ export const RELOADABLE: Setting[] = [
   { path: "payment", read: (c) => c.payment },
   { path: "limits.max_query_bytes", read: (c) => c.limits.maxQueryBytes },
   { path: "limits.max_concurrent_per_client", read: (c) => c.limits.maxConcurrentPerClient },
+  { path: "limits.mcp_max_rows", read: (c) => c.limits.mcpMaxRows },
   { path: "rpc_urls", read: (c) => c.rpcUrls },
   { path: "tokens", read: (c) => c.tokens },
   { path: "tables", read: (c) => c.tables },

@@ -5,6 +5,7 @@
  * format itself follows the file. SIGTERM then exits 0.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { tableFromIPC } from "apache-arrow";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PAY_TO } from "../support/fixtures.ts";
@@ -88,6 +89,19 @@ test("the log format follows the file: text lines, a refused reload's problems o
   await child.waitFor((line) => line.startsWith("  tables: got the text \"none\"; write a list"));
   expect(child.err.filter((line) => line.startsWith("  "))).toHaveLength(1);
   expect(await quote()).toBe("30000");
+});
+
+test("a larger limits.max_query_bytes makes room in request heads too, as at start-up", async () => {
+  // 25,000 spaces in a literal: ~25 KB of SQL, ~75 KB URL-encoded, over the 64 KiB heads start with.
+  const path = queryPath(`SELECT id FROM kinds WHERE label = '${" ".repeat(25_000)}'`);
+  expect((await fetch(child.url + path)).status).toBe(431);
+  write({ ...json("0.003"), limits: { max_query_bytes: 40_000 } });
+  const reloaded = await reload();
+  expect(reloaded.event).toBe("config.reloaded");
+  expect(reloaded.changed).toContain("limits.max_query_bytes");
+  const response = await fetch(child.url + path);
+  expect(response.status).toBe(200);
+  expect(tableFromIPC(new Uint8Array(await response.arrayBuffer())).numRows).toBe(0);
 });
 
 test("SIGTERM exits 0", async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/types.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { planReload } from "../../src/ops/reload.ts";
+import { NEEDS_RESTART, planReload, RELOADABLE } from "../../src/ops/reload.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { PAY_TO } from "../support/fixtures.ts";
 import { opsFixture, opsRawConfig, queryPath, removeFixture, scrape } from "./support.ts";
@@ -30,7 +30,12 @@ describe("what a reload applies and what needs a restart", () => {
     ["the metrics switch and token", { server: { ...server, metrics: true, metrics_token: "t" } }, ["server.metrics", "server.metrics_token"], []],
     ["the log format and drain time", { server: { ...server, log: "json", shutdown_ms: 5 } }, ["server.log", "server.shutdown_ms"], []],
     ["dashboards", { dashboards: { entries: [{ slug: "k", title: "K", table: "kinds" }] } }, ["dashboards"], []],
-    ["limits a reload can change", { limits: { max_query_bytes: 100, max_concurrent_per_client: 2 } }, ["limits.max_query_bytes", "limits.max_concurrent_per_client"], []],
+    [
+      "limits a reload can change",
+      { limits: { max_query_bytes: 100, max_concurrent_per_client: 2, mcp_max_rows: 10 } },
+      ["limits.max_query_bytes", "limits.max_concurrent_per_client", "limits.mcp_max_rows"],
+      [],
+    ],
     ["limits the workers started with", { limits: { max_rows: 5, query_timeout_ms: 5, send_timeout_ms: 5 } }, [], ["limits.max_rows", "limits.query_timeout_ms", "limits.send_timeout_ms"]],
     ["the database", { database: { sqlite: "other.sqlite" } }, [], ["database.sqlite"]],
     ["the ledger", { ledger: { path: "other-ledger.sqlite" } }, [], ["ledger"]],
@@ -51,6 +56,13 @@ describe("what a reload applies and what needs a restart", () => {
       limits: { ...next.limits, maxRows: running.limits.maxRows, queryTimeoutMs: running.limits.queryTimeoutMs, sendTimeoutMs: running.limits.sendTimeoutMs },
     };
     expect(plan.config).toEqual(expected);
+  });
+
+  test("every limit is in one list: applied, or needing a restart", () => {
+    const paths = [...RELOADABLE, ...NEEDS_RESTART].map((setting) => setting.path);
+    const limits = Object.keys(resolve(base).limits).map((key) => `limits.${key.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`)}`);
+    expect(limits.length).toBeGreaterThan(5);
+    for (const path of limits) expect(paths.filter((listed) => listed === path)).toEqual([path]);
   });
 });
 
