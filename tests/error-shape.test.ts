@@ -96,6 +96,14 @@ const cases: [string, () => Promise<Response>, number, Shape, string][] = [
   ["query too long", () => get(q(`SELECT id FROM kinds WHERE label = '${"x".repeat(2100)}'`)), 400, "text", "2000"],
   ["SQLite error caused by the query", () => get(q("SELECT id FROM kinds WHERE abs(-9223372036854775807 - 1) > 0")), 400, "text", "integer overflow"],
   ["row limit", () => get(q("SELECT id FROM big")), 400, "text", "more than the limit of 1000"],
+  // A 10,000-byte string searched for a 1,600-byte one: 16 MB compared for every row, refused before it runs.
+  [
+    "a WHERE that compares long strings in every row",
+    () => get(q(`SELECT id FROM kinds WHERE instr(replace(replace('x','x','${"x".repeat(100)}'),'x','${"x".repeat(100)}') || label, replace(replace('x','x','${"x".repeat(40)}'),'x','${"x".repeat(40)}')) > 0`)),
+    400,
+    "text",
+    "for every row",
+  ],
   // A long strftime() format rendered for every one of 300,000 rows: seconds of work, even on an idle machine.
   ["time limit", () => get(q(`SELECT id FROM big WHERE length(strftime('${"%Y-%m-%dT%H:%M:%f".repeat(100)}', id)) < 0`)), 400, "text", "1000 ms limit"],
   ["undecodable payment header (query)", () => get(q("SELECT id FROM items"), { "payment-signature": "%%%" }), 400, "text", "PAYMENT-SIGNATURE"],

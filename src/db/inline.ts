@@ -9,8 +9,9 @@
  *   once INLINE_BUDGET_MS have passed, and the query goes to a worker (a query that usually overruns
  *   is no longer tried here).
  *   A rowid range, an indexed lookup or a filter that finds its LIMIT early answers here; a scan
- *   does not, and costs this thread at most the budget plus one row's evaluation (bounded by the
- *   dialect's limits).
+ *   does not, and costs this thread at most the budget plus a few dozen rows' evaluation. Only a
+ *   WHERE whose work per row is small (sql/growth.ts `isCheapPerRow`: no long strings built or
+ *   searched) is tried.
  *
  * Everything else runs on the worker pool, so a long query still never stalls other requests.
  *
@@ -101,7 +102,8 @@ export class InlineReader {
   /** Whether a query may be tried here at all: provably small, or a WHERE not yet found too slow. */
   worthTrying(query: ValidatedQuery): boolean {
     if (this.eligible(query)) return true;
-    if (!query.filtered || !query.table.limitBounded) return false;
+    // One row of a costly WHERE (long strings searched) could hold this thread past any budget.
+    if (!query.filtered || !query.table.limitBounded || !query.cheapPerRow) return false;
     // A query that usually overruns goes straight to the workers; one that overran now and then
     // (a cold cache, a pause of this thread) is still tried.
     const tries = this.tries.get(query);

@@ -123,4 +123,14 @@ export const LIMITS = {
    * (replace() multiplies, || adds; growth.ts).
    */
   maxStringGrowth: 1024,
+  /**
+   * Bytes instr(), replace(), LIKE and GLOB may compare for one row, from literals alone (growth.ts):
+   * ~10 ms of SQLite's work. A row's evaluation cannot be stopped midway, on the HTTP thread's
+   * budgeted tries nor in a worker told to stop.
+   */
+  maxRowWork: 10_000_000,
+  /** The same for each byte of the longest value stored (a 1 MB literal searched in a column: refused). */
+  maxRowWorkPerValueByte: 100_000,
+  /** The same for the square of that length (a column searched in a column: 1). */
+  maxRowWorkSquared: 16,
 } as const;

@@ -16,7 +16,7 @@ import type { FromClause, LimitClause, Node, OrderByClause, SelectClause, Select
 import type { Catalog, TableInfo } from "../catalog.ts";
 import { ALLOWED_NODES } from "./allowlist.ts";
 import { checkExpression } from "./expression.ts";
-import { checkStringGrowth } from "./growth.ts";
+import { checkWhereCost, isCheapPerRow } from "./growth.ts";
 import { readLimit } from "./limit.ts";
 import { foldCase, identifierName, resolveColumn, sameName, type Scope } from "./names.ts";
 import { checkOrderBy } from "./order.ts";
@@ -47,9 +47,10 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
   if (!clauses.from) refuse("FROM is required: SELECT columns FROM table");
   const scope: Scope = { table: resolveTable(clauses.from, catalog, sql), sql };
   const columns = checkSelectList(clauses.select, scope);
+  let cheapPerRow = true;
   if (clauses.where) {
     checkExpression(clauses.where.expr, scope, 1);
-    checkStringGrowth(clauses.where.expr, sql);
+    cheapPerRow = isCheapPerRow(checkWhereCost(clauses.where.expr, sql).work);
   }
   if (clauses.order) checkOrderBy(clauses.order, columns, scope);
   const { limit, offset } = clauses.limit ? readLimit(clauses.limit, scope) : { limit: null, offset: null };
@@ -64,6 +65,7 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
     limit,
     offset,
     filtered: clauses.where !== undefined,
+    cheapPerRow,
     ordered: clauses.order !== undefined,
     readsClock: scope.readsClock === true,
     selectListEnd: clauses.select.columns!.range![1] - start,

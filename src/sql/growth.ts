@@ -6,6 +6,12 @@
  * table (unknown here); each node of the expression must stay within LIMITS.maxBuiltStringBytes
  * and LIMITS.maxStringGrowth. Runs after checkExpression, so the tree is allow-listed and at most
  * maxExpressionDepth deep.
+ *
+ * Size is not the only cost: instr(), replace() and LIKE / GLOB compare their two strings at every
+ * position, so one row's evaluation takes time in proportion to the product of their lengths
+ * (instr() of a built megabyte and a 30 KB needle: seconds per row). Neither SQLite nor a
+ * terminated worker can stop within a row (sql/guard.ts), so the sum of these products over the
+ * expression, `bytes + perValue × L + perValueSquared × L²`, is bounded too (LIMITS.maxRowWork…).
  */
 import type { FuncCall, Node } from "sql-parser-cst";
 import { LIMITS } from "./allowlist.ts";
@@ -20,6 +26,32 @@ export interface Bound {
   perValue: number;
 }
 
+/** Bytes compared per row by instr(), replace(), LIKE and GLOB: `bytes + perValue × L + perValueSquared × L²`. */
+export interface RowWork extends Bound {
+  perValueSquared: number;
+  /** The longest string any part of the expression builds. */
+  largestBuilt: Bound;
+}
+
+/**
+ * What a WHERE may cost per row and still be tried on the HTTP thread (db/inline.ts): its budget's
+ * guard reads the clock every few dozen rows, so a row must take microseconds, not milliseconds.
+ */
+const CHEAP_ROW = { work: 16_384, workPerValueByte: 256, workSquared: 1, builtBytes: 16_384, builtPerValue: 4 };
+
+export function isCheapPerRow(work: RowWork): boolean {
+  return (
+    work.bytes <= CHEAP_ROW.work &&
+    work.perValue <= CHEAP_ROW.workPerValueByte &&
+    work.perValueSquared <= CHEAP_ROW.workSquared &&
+    work.largestBuilt.bytes <= CHEAP_ROW.builtBytes &&
+    work.largestBuilt.perValue <= CHEAP_ROW.builtPerValue
+  );
+}
+
+/** Operators that compare their text with their pattern at every position. */
+const SEARCH_OPERATORS = new Set(["LIKE", "NOT LIKE", "GLOB", "NOT GLOB"]);
+
 /** A number, a boolean or a date as text: at most this long (e.g. -1.2345678901234567e+308). */
 const SHORT_TEXT = 32;
 const SHORT: Bound = { bytes: SHORT_TEXT, perValue: 0 };
@@ -29,9 +61,23 @@ const STRFTIME_GROWTH = 10;
 const FIRST_ARGUMENT = new Set(["lower", "upper", "trim", "ltrim", "rtrim", "substr", "substring", "nullif"]);
 const EITHER_ARGUMENT = new Set(["coalesce", "ifnull"]);
 
-/** Throws a 400 if some part of `node` can build too long a string; returns the bound of the whole. */
+/**
+ * Throws a 400 if some part of `node` can build too long a string, or if comparing its strings can
+ * take too long for one row; returns the bound of the whole.
+ */
 export function checkStringGrowth(node: Node, sql: string): Bound {
-  const bound = boundOf(node, sql);
+  return checkWhereCost(node, sql).bound;
+}
+
+/** checkStringGrowth, with the work the expression does per row. */
+export function checkWhereCost(node: Node, sql: string): { bound: Bound; work: RowWork } {
+  const work: RowWork = { bytes: 0, perValue: 0, perValueSquared: 0, largestBuilt: { bytes: 0, perValue: 0 } };
+  return { bound: checkedBound(node, sql, work), work };
+}
+
+function checkedBound(node: Node, sql: string, work: RowWork): Bound {
+  const bound = boundOf(node, sql, work);
+  work.largestBuilt = max(work.largestBuilt, bound);
   if (bound.bytes > LIMITS.maxBuiltStringBytes) {
     refuse(
       `'${sourceOf(node, sql)}' can build a string of ${bound.bytes.toLocaleString("en-US")} bytes; the limit is ` +
@@ -47,8 +93,8 @@ export function checkStringGrowth(node: Node, sql: string): Bound {
   return bound;
 }
 
-function boundOf(node: Node, sql: string): Bound {
-  const check = (child: Node) => checkStringGrowth(child, sql);
+function boundOf(node: Node, sql: string, work: RowWork): Bound {
+  const check = (child: Node) => checkedBound(child, sql, work);
   switch (node.type) {
     case "identifier":
     case "member_expr":
@@ -63,9 +109,13 @@ function boundOf(node: Node, sql: string): Bound {
       // Unary + returns its operand unchanged, text included.
       return operatorName(node.operator) === "+" ? check(node.expr) : (check(node.expr), SHORT);
     case "binary_expr": {
+      const operator = operatorName(node.operator);
       const left = check(node.left);
       const right = check(node.right);
-      return operatorName(node.operator) === "||" ? add(left, right) : SHORT;
+      // `pattern ESCAPE '!'`: the pattern is what LIKE compares.
+      if (operator === "ESCAPE") return left;
+      if (SEARCH_OPERATORS.has(operator)) addWork(work, left, right, node, sql);
+      return operator === "||" ? add(left, right) : SHORT;
     }
     case "between_expr":
       [node.left, node.begin, node.end].forEach(check);
@@ -77,20 +127,24 @@ function boundOf(node: Node, sql: string): Bound {
       return name === "TEXT" || name === "BLOB" ? max(inner, SHORT) : SHORT;
     }
     case "func_call":
-      return callBound(node, sql);
+      return callBound(node, sql, work);
     default:
       return SHORT;
   }
 }
 
-function callBound(node: FuncCall, sql: string): Bound {
+function callBound(node: FuncCall, sql: string, work: RowWork): Bound {
   const args = node.args?.expr.type === "func_args" ? node.args.expr.args.items : [];
-  const bounds = args.map((arg) => checkStringGrowth(arg, sql));
+  const bounds = args.map((arg) => checkedBound(arg, sql, work));
   const name = node.name.type === "identifier" ? foldCase(identifierName(node.name)) : "";
   if (FIRST_ARGUMENT.has(name)) return max(bounds[0]!, SHORT);
   if (EITHER_ARGUMENT.has(name)) return bounds.reduce(max, SHORT);
   if (name === "strftime") return scale(max(bounds[0]!, SHORT), STRFTIME_GROWTH);
-  if (name === "replace") return replaceBound(node, args, bounds, sql);
+  if (name === "instr") addWork(work, bounds[0]!, bounds[1]!, node, sql);
+  if (name === "replace") {
+    addWork(work, bounds[0]!, bounds[1]!, node, sql);
+    return replaceBound(node, args, bounds, sql);
+  }
   // abs round length instr date time datetime julianday unixepoch: numbers and dates.
   return SHORT;
 }
@@ -116,6 +170,29 @@ function replaceBound(node: FuncCall, args: Node[], [text, , replacement]: Bound
     bytes: text!.bytes * fixedFactor,
     perValue: text!.perValue * fixedFactor + (text!.bytes * replacement!.perValue) / patternBytes,
   };
+}
+
+/**
+ * Adds the comparison of `text` with `pattern` (at most |text| × |pattern| bytes) to the row's
+ * work, and refuses the query at `node` once the total is over a limit.
+ */
+function addWork(work: RowWork, text: Bound, pattern: Bound, node: Node, sql: string): void {
+  work.bytes += text.bytes * pattern.bytes;
+  work.perValue += text.bytes * pattern.perValue + text.perValue * pattern.bytes;
+  work.perValueSquared += text.perValue * pattern.perValue;
+  const over =
+    work.bytes > LIMITS.maxRowWork
+      ? `${work.bytes.toLocaleString("en-US")} bytes`
+      : work.perValue > LIMITS.maxRowWorkPerValueByte
+        ? `${work.perValue.toLocaleString("en-US")} bytes for each byte of the values it reads`
+        : work.perValueSquared > LIMITS.maxRowWorkSquared
+          ? `${work.perValueSquared.toLocaleString("en-US")} times the square of the values' length`
+          : null;
+  if (over === null) return;
+  refuse(
+    `'${sourceOf(node, sql)}' can compare ${over} for every row (instr(), replace(), LIKE and GLOB take time in proportion ` +
+      "to the lengths of both their strings): use shorter literals, fewer nested replace() or fewer such comparisons",
+  );
 }
 
 const add = (a: Bound, b: Bound): Bound => ({ bytes: a.bytes + b.bytes, perValue: a.perValue + b.perValue });

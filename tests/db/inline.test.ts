@@ -74,6 +74,19 @@ test("an inline read of a column-picking view is exactly what SQLite holds", () 
   expect(tableFromIPC(result.chunks).toArray().map((r) => [r.title, r.id])).toEqual(direct);
 });
 
+test("a WHERE that does much work per row is never tried here: one row could outlast any budget", () => {
+  // Two 3,000-byte strings searched in each other: ~9 MB compared per row, within the dialect's limit.
+  const query = validate(`SELECT id FROM big WHERE instr('${"x".repeat(3000)}' || n, '${"x".repeat(3000)}') > 0 LIMIT 5`);
+  expect(query.cheapPerRow).toBe(false);
+  const before = reader.stats.budgetedRuns;
+  expect(reader.read(query)).toBeNull();
+  expect(reader.count(query)).toBeNull();
+  expect(reader.stats.budgetedRuns).toBe(before);
+  // The same search with short strings is tried (and answered) here.
+  expect(reader.read(validate("SELECT id FROM big WHERE instr('xx' || n, 'x1') > 0 LIMIT 5"))!.rows).toBe(5);
+  expect(reader.stats.budgetedRuns).toBe(before + 1);
+});
+
 test("a value that does not fit is left to the workers, which name its rowid", () => {
   expect(reader.read(validate("SELECT * FROM broken LIMIT 5"))).toBeNull();
 });

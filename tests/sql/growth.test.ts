@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { WhereClause } from "sql-parser-cst";
 import { BadRequestError } from "../../src/errors.ts";
 import { validateQuery } from "../../src/sql/dialect.ts";
-import { checkStringGrowth, type Bound } from "../../src/sql/growth.ts";
+import { checkStringGrowth, checkWhereCost, isCheapPerRow, type Bound } from "../../src/sql/growth.ts";
 import { parseSelect } from "../../src/sql/parse.ts";
 import { makeFixture, type Fixture } from "./fixture.ts";
 
@@ -92,6 +92,24 @@ const REFUSED: [string, string, string][] = [
   ["strftime() of a grown format", `strftime(replace(note, 'a', '${"%J".repeat(60)}'), created_at) IS NULL`, "can make a string 1,200 times longer"],
   ["a column replaced by a column", "replace(note, 'a', note) = ''", "takes both its text and its replacement from the table, so it can square a value's length: use a literal replacement"],
   ["columns on both sides, through || and upper()", "replace(note || 'x', 'a', upper(pair)) = ''", "takes both its text and its replacement from the table"],
+  // Time per row: instr(), replace(), LIKE and GLOB compare their strings at every position.
+  [
+    "instr() of a built megabyte and a 30,000-byte needle (seconds per row)",
+    `instr(replace(replace('x','x','${"x".repeat(1000)}'),'x','${"x".repeat(999)}') || substr(note,1,0), replace(replace('x','x','${"x".repeat(300)}'),'x','${"x".repeat(100)}') || 'q2') > 0`,
+    "can compare 29,972,959,366 bytes for every row (instr(), replace(), LIKE and GLOB take time in proportion to the lengths of both their strings)",
+  ],
+  [
+    "LIKE of a built string against a long pattern",
+    `replace('${"x".repeat(100)}', 'x', '${"x".repeat(1000)}') LIKE '%${"x".repeat(200)}%'`,
+    "can compare 20,200,100 bytes for every row",
+  ],
+  [
+    "many small searches add up (each 810,000 bytes)",
+    Array.from({ length: 13 }, () => `instr('${"x".repeat(900)}' || note, '${"x".repeat(900)}') > 0`).join(" OR "),
+    "can compare 10,530,000 bytes for every row",
+  ],
+  ["a column searched for a 100 KB literal", `instr(note, '${"x".repeat(100_001)}') > 0`, "can compare 100,001 bytes for each byte of the values it reads for every row"],
+  ["a grown column searched in a column", `instr(replace(note, 'a', '${"a".repeat(17)}'), pair) > 0`, "can compare 17 times the square of the values' length for every row"],
 ];
 
 describe("refused", () => {
@@ -106,6 +124,16 @@ describe("refused", () => {
     expect((caught as Error).message).toContain(message);
   });
 
+  test("searches of ordinary size are accepted", () => {
+    for (const where of [
+      `instr('${"x".repeat(3000)}' || note, '${"x".repeat(3000)}') > 0`,
+      `note LIKE '%${"a".repeat(1000)}%' ESCAPE '!'`,
+      "instr(note, pair) > 0 AND note GLOB pair AND replace(note, pair, 'x') <> ''",
+    ]) {
+      expect(validateQuery(W + where, fixture.catalog, { maxQueryBytes: 1 << 20 }).filtered).toBe(true);
+    }
+  });
+
   test("at the limits: a 1,000,000-byte literal build and 1,024-fold growth are accepted", () => {
     for (const where of [
       `replace('${"a".repeat(1000)}', 'a', '${"b".repeat(1000)}') <> ''`,
@@ -114,5 +142,28 @@ describe("refused", () => {
       const validated = validateQuery(W + where, fixture.catalog, { maxQueryBytes: 1 << 20 });
       expect(fixture.db.query(validated.sql).values().length).toBeGreaterThan(0);
     }
+  });
+});
+
+/** [WHERE, whether one row's evaluation is cheap enough to be tried on the HTTP thread]. */
+const CHEAP: [string, boolean][] = [
+  ["id = 5", true],
+  ["note LIKE '%swap%' AND pair = 'ETH/USDC'", true],
+  ["instr(note, 'abc') > 0", true],
+  ["replace(note, 'a', 'bb') = 'x'", true],
+  ["instr(note, pair) > 0", true],
+  [`instr('${"x".repeat(200)}' || note, '${"x".repeat(100)}') > 0`, false],
+  [`note LIKE '%${"a".repeat(300)}%'`, false],
+  [`length(replace('${"x".repeat(200)}', 'x', '${"y".repeat(100)}')) > 0`, false],
+  ["replace(replace(replace(note, 'a', 'aa'), 'a', 'aa'), 'a', 'aa') = ''", false],
+  ["instr(replace(note, 'a', 'aa'), pair) > 0", false],
+];
+
+describe("cheap per row", () => {
+  test.each(CHEAP)("%s → %p", (expr, cheap) => {
+    const sql = W + expr;
+    const where = parseSelect(sql, 1 << 20).clauses.find((c) => c.type === "where_clause") as WhereClause;
+    expect(isCheapPerRow(checkWhereCost(where.expr, sql).work)).toBe(cheap);
+    expect(validateQuery(sql, fixture.catalog, { maxQueryBytes: 1 << 20 }).cheapPerRow).toBe(cheap);
   });
 });
