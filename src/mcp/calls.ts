@@ -102,6 +102,10 @@ export function createToolCalls(deps: ToolCallDeps) {
             `The result has ${rows} rows, more than the ${cap} one MCP call may return (limits.mcp_max_rows); nothing was charged. ` +
             `Add a WHERE condition or a LIMIT of at most ${cap}, or download the whole result as Apache Arrow over HTTP ` +
             `(paid the same way, with x402): GET ${resourceUrl}`,
+          needsLimit:
+            `This table is sold at a fixed price per query: over MCP, a query of it needs a LIMIT of at most ${cap} ` +
+            `(limits.mcp_max_rows), so that its size does not depend on the data; nothing was charged. ` +
+            `Or download the whole result as Apache Arrow over HTTP (paid the same way, with x402): GET ${resourceUrl}`,
         },
       });
       if (answer.kind === "payment-required") return paymentRequiredResult(answer.body, answer.settlement);

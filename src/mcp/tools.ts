@@ -75,6 +75,7 @@ export function toolDefinitions(config: Config): Tool[] {
         `window functions, CASE, parameters, expressions in the select list. At most ${maxQueryBytes} bytes of SQL. ` +
         `One call returns at most ${cap} rows: a larger result is refused (never truncated) before anything is charged, ` +
         "with the HTTP URL that serves any size as Apache Arrow; add a WHERE condition or a LIMIT. " +
+        `A table sold per query (a fixed price) needs a LIMIT of at most ${cap}. ` +
         `Paid tables are priced per returned row or per query (see list_tables); a payment pays for exactly this SQL text. ` +
         paymentHowTo("a paid table"),
       inputSchema: {

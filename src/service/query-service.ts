@@ -54,6 +54,8 @@ export interface RowCap {
   max: number;
   /** The refusal's message for a result of `rows` rows: what to do instead. */
   refusal(rows: number): string;
+  /** The refusal's message for a query of a table sold per query whose LIMIT does not bound it. */
+  needsLimit: string;
 }
 
 export type QueryAnswer =
@@ -83,9 +85,16 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
     return rows;
   }
 
-  /** Under a cap, a query that its LIMIT does not bound is counted (cached) before anything is priced. */
+  /**
+   * Under a cap, a query that its LIMIT does not bound is counted (cached) before anything is
+   * priced. Not on a table sold per query (fixed price, no per_row price): refused or not, the
+   * count would say for nothing how many rows any WHERE matches, which is the data it sells; such
+   * a query needs a LIMIT within the cap instead. A per_row quote states its count anyway.
+   */
   async function checkCap(query: ValidatedQuery, cap: RowCap | undefined): Promise<void> {
     if (cap === undefined || (query.limit !== null && query.limit <= cap.max)) return;
+    const tags = query.table.config.priceTags;
+    if (tags.some((tag) => tag.type === "fixed") && !tags.some((tag) => tag.type === "per_row")) throw new BadRequestError(cap.needsLimit);
     await countWithinLimit(query, cap);
   }
 

@@ -121,7 +121,7 @@ describe("paid queries", () => {
   });
 
   test("fixed: the flat price, once, whatever the row count", async () => {
-    const sql = "SELECT id, price FROM flat_items WHERE id <= 30";
+    const sql = "SELECT id, price FROM flat_items WHERE id <= 30 LIMIT 30";
     const { payload } = await payQuery(sql, PRICES.flat.units);
     // flat_items does not sell its schema: the bazaar example is the result's Arrow schema.
     const bazaar = payload.extensions!.bazaar as { info: { output: { example: unknown } } };
@@ -168,7 +168,7 @@ describe("refusals move nothing", () => {
     const payer = await newPayer(sandbox.devnet, FUNDS);
     for (const [quotedSql, otherSql] of [
       ["SELECT id FROM items WHERE id BETWEEN 21 AND 25", "SELECT id FROM items WHERE id BETWEEN 26 AND 30"],
-      ["SELECT id FROM flat_items WHERE id < 3", "SELECT name FROM flat_items WHERE id > 190"],
+      ["SELECT id FROM flat_items WHERE id < 3 LIMIT 3", "SELECT name FROM flat_items WHERE id > 190 LIMIT 10"],
     ] as const) {
       const payload = await payer.sign(paymentRequiredOf(await mcp.call("query", { sql: quotedSql })));
       const before = await snapshot(payer);
@@ -196,12 +196,17 @@ describe("refusals move nothing", () => {
     // That URL is the HTTP query of the same SQL: quoted there, for the same 60 rows.
     expect(decodeHeader((await fetch(queryUrl(server.url, perRow))).headers.get("PAYMENT-REQUIRED")).accepts[0].amount).toBe("60000");
 
-    // fixed: counted before the quote, and before a payment (valid for any flat_items query) is taken.
-    const flat = "SELECT id FROM flat_items";
-    expect(refusalOf(await mcp.call("query", { sql: flat })).error).toContain("The result has 200 rows");
+    // fixed: never counted (a count would say for nothing how many rows any WHERE matches): a
+    // LIMIT within the cap is needed, before a quote and before a payment (valid for any flat_items query) is taken.
     const anyFlat = await payer.sign(paymentRequiredOf(await mcp.call("query", { sql: "SELECT id FROM flat_items LIMIT 5" })));
-    const withPayment = refusalOf(await mcp.call("query", { sql: flat }, { "x402/payment": { ...anyFlat, resource: { ...anyFlat.resource!, url: queryUrl(server.url, flat) } } }));
-    expect(withPayment.error).toContain(`GET ${queryUrl(server.url, flat)}`);
+    for (const flat of ["SELECT id FROM flat_items", "SELECT id FROM flat_items WHERE id <= 3", `SELECT id FROM flat_items LIMIT ${CAP + 1}`]) {
+      const refused = refusalOf(await mcp.call("query", { sql: flat }));
+      expect(refused.status).toBe(400);
+      expect(refused.error).toStartWith(`This table is sold at a fixed price per query: over MCP, a query of it needs a LIMIT of at most ${CAP}`);
+      expect(refused.error).not.toMatch(/\d+ rows/);
+      const withPayment = refusalOf(await mcp.call("query", { sql: flat }, { "x402/payment": { ...anyFlat, resource: { ...anyFlat.resource!, url: queryUrl(server.url, flat) } } }));
+      expect(withPayment.error).toContain(`GET ${queryUrl(server.url, flat)}`);
+    }
 
     // Exactly the cap, and a LIMIT within it (no count needed), are served.
     expect((await mcp.call("query", { sql: "SELECT id FROM kinds LIMIT 50" })).isError).toBeFalsy();
@@ -274,7 +279,7 @@ describe("one ledger for both transports", () => {
 
   test("payment-identifier: the same id and payload is served again; the same id with another payload is a 409 tool error", async () => {
     const payer = await newPayer(sandbox.devnet, FUNDS);
-    const sql = "SELECT id FROM flat_items WHERE id BETWEEN 7 AND 9";
+    const sql = "SELECT id FROM flat_items WHERE id BETWEEN 7 AND 9 LIMIT 3";
     const required = paymentRequiredOf(await mcp.call("query", { sql }));
     const id = `pay_${crypto.randomUUID().replaceAll("-", "")}`;
     const withId = (payload: PaymentPayload) => ({ ...payload, extensions: appendPaymentIdentifierToExtensions(structuredClone(payload.extensions ?? {}), id) });
