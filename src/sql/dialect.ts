@@ -21,7 +21,7 @@ import { readLimit } from "./limit.ts";
 import { foldCase, identifierName, resolveColumn, sameName, type Scope } from "./names.ts";
 import { checkOrderBy } from "./order.ts";
 import type { OutputColumn, ValidatedQuery } from "./validated.ts";
-import { guardWhere } from "./guard.ts";
+import { guardUnfiltered, guardWhere } from "./guard.ts";
 import { parseSelect } from "./parse.ts";
 import { refuse, refuseKnownConstruct, shown, sourceOf } from "./refusals.ts";
 
@@ -57,10 +57,14 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
   const [start, end] = statement.range!;
   const text = sql.slice(start, end);
   const where = clauses.where?.expr.range;
+  const sortsOrSkips = clauses.order !== undefined || offset !== null;
+  let runSql = text;
+  if (where !== undefined) runSql = guardWhere(text, where[0] - start, where[1] - start);
+  else if (sortsOrSkips) runSql = guardUnfiltered(text, clauses.from.range![1] - start);
   return {
     table: scope.table,
     sql: text,
-    runSql: where === undefined ? text : guardWhere(text, where[0] - start, where[1] - start),
+    runSql,
     columns,
     limit,
     offset,

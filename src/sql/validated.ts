@@ -11,7 +11,7 @@ export interface ValidatedQuery {
   table: TableInfo;
   /** The validated statement without a trailing ';', so it can be wrapped. */
   sql: string;
-  /** What the query workers run: `sql` with its WHERE guarded so that it can be stopped (guard.ts). */
+  /** What the query workers run: `sql` with its WHERE guarded, or a guard added when it sorts or skips without one, so that it can be stopped (guard.ts). */
   runSql: string;
   /** `*` expands to all the table's columns in table order. */
   columns: OutputColumn[];

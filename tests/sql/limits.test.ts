@@ -5,12 +5,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BadRequestError } from "../../src/errors.ts";
 import { countSql, validateQuery } from "../../src/sql/dialect.ts";
+import { CONTINUE_FUNCTION } from "../../src/sql/guard.ts";
 import { rowidSql } from "../../src/sql/rowid.ts";
 import { makeFixture, type Fixture } from "./fixture.ts";
 
 let fixture: Fixture;
 beforeAll(() => {
   fixture = makeFixture();
+  // What the query workers define (db/worker.ts); countSql is built on the guarded text.
+  fixture.db.function(CONTINUE_FUNCTION, { deterministic: false }, () => 1);
 });
 afterAll(() => fixture.close());
 
@@ -114,7 +117,7 @@ describe("what validateQuery reports", () => {
 
   test("countSql counts the rows the LIMIT and OFFSET leave", () => {
     const validated = validate("SELECT id FROM swaps ORDER BY id LIMIT 3 OFFSET 6");
-    expect(countSql(validated)).toBe("SELECT count(*) FROM (SELECT id FROM swaps ORDER BY id LIMIT 3 OFFSET 6)");
+    expect(countSql(validated)).toBe("SELECT count(*) FROM (SELECT id FROM swaps WHERE arrow402_continue() ORDER BY id LIMIT 3 OFFSET 6)");
     const total = fixture.db.query("SELECT count(*) FROM swaps").values()[0]![0] as number;
     expect(fixture.db.query(countSql(validated)).values()).toEqual([[Math.min(3, total - 6)]]);
   });

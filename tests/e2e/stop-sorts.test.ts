@@ -1,0 +1,48 @@
+/**
+ * A query without a WHERE can still keep SQLite busy in one call: an ORDER BY that no index
+ * serves reads and sorts every row before the first comes out, and OFFSET skips rows that never
+ * come out. Past query_timeout_ms its worker must stop within a row (sql/guard.ts), not burn a
+ * core until the sort ends.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { tableFromIPC } from "apache-arrow";
+import { join } from "node:path";
+import { startServer, type RunningServer } from "../../src/server.ts";
+import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+
+const ROWS = 1_000_000;
+let server: RunningServer;
+
+beforeAll(async () => {
+  const dir = tempDir();
+  const path = join(dir, "types.sqlite");
+  createTypesDatabase(path);
+  const db = new Database(path);
+  // No index on k: ORDER BY k sorts the whole table (~0.6 s for 1M rows on an idle machine).
+  db.run("CREATE TABLE unsorted (id INTEGER PRIMARY KEY, k TEXT)");
+  db.run(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${ROWS}) INSERT INTO unsorted SELECT x, hex(randomblob(16)) FROM c`);
+  db.close();
+  server = await startServer(typesConfig(dir, { tables: [{ name: "unsorted" }], limits: { query_timeout_ms: 100 } }), { workers: 1 });
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+const query = (sql: string) => fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`);
+
+test("a sort without a WHERE, stopped at query_timeout_ms, stops using the CPU", async () => {
+  const res = await query(`SELECT id FROM unsorted ORDER BY k LIMIT 10 OFFSET ${ROWS - 100}`);
+  expect(res.status).toBe(400);
+  expect(await res.text()).toContain("longer than the 100 ms limit");
+  await Bun.sleep(100);
+  // Unguarded, the stopped worker would finish reading and sorting the table: ~0.5 s of CPU here.
+  const before = process.cpuUsage();
+  await Bun.sleep(600);
+  const used = process.cpuUsage(before);
+  expect((used.user + used.system) / 1e6).toBeLessThan(0.15);
+  // The replaced worker answers the next query.
+  const ok = await query("SELECT id FROM unsorted ORDER BY id DESC LIMIT 3 OFFSET 1");
+  expect(ok.status).toBe(200);
+  expect([...tableFromIPC(new Uint8Array(await ok.arrayBuffer())).getChild("id")!].map(Number)).toEqual([ROWS - 1, ROWS - 2, ROWS - 3]);
+}, 20_000);
