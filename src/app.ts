@@ -97,7 +97,7 @@ export function createApp(deps: AppDeps): App {
       return perClient.guard(client, (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track)));
     })
     // MCP (ARCHITECTURE.md §12): a POST is one JSON-RPC exchange, a query among them.
-    .post("/mcp", ({ request }) => perClient.guard(clientOf(request), () => mcp(request)))
+    .post("/mcp", ({ request }) => mcp(request, (toolCalls, run) => perClient.guard(clientOf(request), run, toolCalls)))
     .get("/mcp", ({ request }) => mcp(request))
     .delete("/mcp", ({ request }) => mcp(request))
     .use(operationsRoutes(config.server, deps.ops))

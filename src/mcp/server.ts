@@ -11,6 +11,7 @@
  * travels in `params._meta`, which the tool call reads as given.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, readRequestBody, requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createToolCalls, mcpRowCap, type ToolCallDeps } from "./calls.ts";
@@ -21,7 +22,21 @@ export interface McpDeps extends ToolCallDeps {
   version: string;
 }
 
-export type McpHandler = (request: Request) => Promise<Response>;
+/**
+ * Runs a POST's JSON-RPC exchange once its client may run `toolCalls` more queries
+ * (`limits.max_concurrent_per_client`, routes/client-limit.ts).
+ */
+export type Admission = (toolCalls: number, run: () => Promise<Response>) => Promise<Response>;
+
+export type McpHandler = (request: Request, admit?: Admission) => Promise<Response>;
+
+/**
+ * The most tool calls one POST may carry. A JSON-RPC batch (MCP before 2025-06-18; the SDK takes
+ * up to 100 messages) runs its calls at once and answers them in one JSON body held in memory: a
+ * batch of 100 queries answered 24 MB and counted as one request. So a batch carries at most this
+ * many calls, and each counts as one query for `limits.max_concurrent_per_client`.
+ */
+export const MAX_TOOL_CALLS_PER_POST = 8;
 
 export function createMcpHandler(deps: McpDeps): McpHandler {
   const tools = toolDefinitions(deps.config);
@@ -55,21 +70,42 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     return server;
   }
 
-  return async (request) => {
-    if (request.method !== "POST") {
-      return Response.json(
-        { jsonrpc: "2.0", error: { code: -32000, message: "This MCP server is stateless: send each JSON-RPC message as a POST to /mcp." }, id: null },
-        { status: 405, headers: { allow: "POST" } },
-      );
-    }
+  const perClient = deps.config.limits.maxConcurrentPerClient;
+  const maxCalls = perClient > 0 ? Math.min(MAX_TOOL_CALLS_PER_POST, perClient) : MAX_TOOL_CALLS_PER_POST;
+
+  async function exchange(request: Request, parsedBody: unknown): Promise<Response> {
     const server = newServer(request.signal);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
       // With JSON responses the answer is complete when this resolves: the server can go.
-      return await transport.handleRequest(request);
+      return await transport.handleRequest(request, { parsedBody });
     } finally {
       await server.close();
     }
+  }
+
+  return async (request, admit = (_calls, run) => run()) => {
+    if (request.method !== "POST") return jsonRpcError(405, -32000, "This MCP server is stateless: send each JSON-RPC message as a POST to /mcp.", { allow: "POST" });
+    // Read here (with the SDK's own reader and bound) to count the tool calls before any runs.
+    const body = await readRequestBody(request, DEFAULT_MAX_REQUEST_BODY_SIZE);
+    if (body.tooLarge) return jsonRpcError(413, -32000, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.text);
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+    }
+    const calls = (Array.isArray(parsed) ? parsed : [parsed]).filter((message) => (message as { method?: unknown } | null)?.method === "tools/call").length;
+    if (calls > maxCalls) {
+      const limit = perClient > 0 && perClient < MAX_TOOL_CALLS_PER_POST ? "limits.max_concurrent_per_client" : "arrow402's limit per POST";
+      return jsonRpcError(400, -32600, `Invalid Request: this batch carries ${calls} tool calls, more than ${maxCalls} (${limit}): send at most ${maxCalls} per POST.`);
+    }
+    return admit(Math.max(calls, 1), () => exchange(request, parsed));
   };
+}
+
+/** A JSON-RPC error answered over HTTP, as the SDK transport answers its own refusals. */
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
 }

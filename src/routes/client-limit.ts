@@ -17,24 +17,26 @@ export class ClientConcurrency {
   }
 
   /**
-   * Runs `handle` for `address` if it is under its limit. The slot is released when `handle`
-   * settles, or, if it streams a body through `track`, once that body has been sent to the end,
-   * failed, or been cancelled by the client.
+   * Runs `handle` for `address` if it is under its limit with `queries` more (an MCP batch runs
+   * several tool calls at once; never more than the limit, mcp/server.ts). The slots are released
+   * when `handle` settles, or, if it streams a body through `track`, once that body has been sent
+   * to the end, failed, or been cancelled by the client.
    */
-  async guard(address: string | null, handle: (track: BodyTracker) => Promise<Response>): Promise<Response> {
+  async guard(address: string | null, handle: (track: BodyTracker) => Promise<Response>, queries = 1): Promise<Response> {
     if (!this.enabled || address === null) return handle(untracked);
     const count = this.running.get(address) ?? 0;
-    if (count >= this.max) {
+    if (count + queries > this.max) {
+      const these = queries === 1 ? "" : ` and this request carries ${queries}`;
       throw new TooManyRequestsError(
-        `This client already has ${count} queries running, the most one client may run at once: wait for one to finish, then retry`,
+        `This client already has ${count} ${count === 1 ? "query" : "queries"} running${these}, ${this.max} being the most one client may run at once: wait for one to finish, then retry`,
       );
     }
-    this.running.set(address, count + 1);
+    this.running.set(address, count + queries);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      const left = (this.running.get(address) ?? 1) - 1;
+      const left = (this.running.get(address) ?? queries) - queries;
       if (left <= 0) this.running.delete(address);
       else this.running.set(address, left);
     };

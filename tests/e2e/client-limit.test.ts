@@ -13,6 +13,7 @@ import { slowQuery } from "../support/slow-query.ts";
 
 let direct: RunningServer;
 let proxied: RunningServer;
+let pair: RunningServer;
 
 beforeAll(async () => {
   const dir = tempDir();
@@ -28,10 +29,12 @@ beforeAll(async () => {
   proxied = await startServer(typesConfig(dir, { tables, limits, ledger: { path: "ledger2.sqlite" }, server: { bind: "127.0.0.1:0", trust_proxy: "X-Forwarded-For" } }), {
     workers: 2,
   });
+  pair = await startServer(typesConfig(dir, { tables, limits: { ...limits, max_concurrent_per_client: 2 }, ledger: { path: "ledger3.sqlite" } }), { workers: 2 });
 });
 afterAll(async () => {
   await direct.stop();
   await proxied.stop();
+  await pair.stop();
 });
 
 const query = (server: RunningServer, sql: string, headers: Record<string, string> = {}) =>
@@ -58,6 +61,44 @@ describe("max_concurrent_per_client", () => {
     await Bun.sleep(50);
     expect((await query(direct, "SELECT * FROM kinds")).status).toBe(200);
   });
+});
+
+/** `count` MCP query calls in one JSON-RPC batch POST. */
+function mcpBatch(server: RunningServer, count: number) {
+  const calls = Array.from({ length: count }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "query", arguments: { sql: "SELECT id FROM kinds" } } }));
+  return fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-03-26" },
+    body: JSON.stringify(count === 1 ? calls[0] : calls),
+  });
+}
+
+describe("max_concurrent_per_client and MCP batches: each tool call is one query", () => {
+  test("a batch of more calls than the limit is refused (400, JSON-RPC) before any runs", async () => {
+    const refused = await mcpBatch(direct, 2);
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error.message).toBe(
+      "Invalid Request: this batch carries 2 tool calls, more than 1 (limits.max_concurrent_per_client): send at most 1 per POST.",
+    );
+    expect((await mcpBatch(direct, 1)).status).toBe(200);
+  });
+
+  test("a batch within the limit waits for room for all its calls: 429 while another query runs", async () => {
+    const running = query(pair, slowQuery(3));
+    await Bun.sleep(300);
+    const refused = await mcpBatch(pair, 2);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await refused.text()).toBe(
+      "This client already has 1 query running and this request carries 2, 2 being the most one client may run at once: wait for one to finish, then retry",
+    );
+    // One call still fits beside the running query.
+    expect((await mcpBatch(pair, 1)).status).toBe(200);
+    expect((await running).status).toBe(200);
+    const answered = await mcpBatch(pair, 2);
+    expect(answered.status).toBe(200);
+    expect(((await answered.json()) as unknown[]).length).toBe(2);
+  }, 30_000);
 });
 
 describe("trust_proxy", () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_TOOL_CALLS_PER_POST } from "../../src/mcp/server.ts";
 import { buildApp, type BuiltApp } from "../../src/server.ts";
 import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
 import { connectMcp, paymentRequiredOf, refusalOf, textOf, type McpSession } from "./support.ts";
@@ -77,6 +78,51 @@ describe("Streamable HTTP, stateless", () => {
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-methods")).toContain("POST");
     expect(response.headers.get("access-control-allow-headers")!.toLowerCase()).toContain("mcp-protocol-version");
+  });
+});
+
+/** JSON-RPC messages as one batch POST (MCP before 2025-06-18). */
+function batch(messages: unknown[]) {
+  return built.app.handle(
+    new Request(`${BASE}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-03-26" },
+      body: JSON.stringify(messages),
+    }),
+  );
+}
+
+const queryCall = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "query", arguments: { sql: `SELECT id FROM kinds WHERE id = ${id}` } } });
+
+describe("batches", () => {
+  test(`a batch of ${MAX_TOOL_CALLS_PER_POST} tool calls is answered, one result per call`, async () => {
+    const calls = Array.from({ length: MAX_TOOL_CALLS_PER_POST }, (_, i) => queryCall(i + 1));
+    const response = await batch([...calls, { jsonrpc: "2.0", id: 100, method: "tools/list", params: {} }]);
+    expect(response.status).toBe(200);
+    const answers = (await response.json()) as { id: number; result: { structuredContent?: { row_count: number } } }[];
+    expect(answers.map((answer) => answer.id).sort((a, b) => a - b)).toEqual([...calls.map((call) => call.id), 100]);
+    // kinds has ids 1 to 4.
+    expect(answers.filter((answer) => answer.id <= 4).every((answer) => answer.result.structuredContent?.row_count === 1)).toBe(true);
+  });
+
+  test("one more is refused before any runs: 400, a JSON-RPC error saying how many a POST may carry", async () => {
+    const calls = Array.from({ length: MAX_TOOL_CALLS_PER_POST + 1 }, (_, i) => queryCall(i + 1));
+    const response = await batch(calls);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toStartWith("application/json");
+    expect(await response.json()).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: `Invalid Request: this batch carries ${MAX_TOOL_CALLS_PER_POST + 1} tool calls, more than ${MAX_TOOL_CALLS_PER_POST} (arrow402's limit per POST): send at most ${MAX_TOOL_CALLS_PER_POST} per POST.` },
+      id: null,
+    });
+  });
+
+  test("a body that is not JSON is the SDK's parse error", async () => {
+    const response = await built.app.handle(
+      new Request(`${BASE}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "[{" }),
+    );
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toEqual({ code: -32700, message: "Parse error: Invalid JSON" });
   });
 });
 
