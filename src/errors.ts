@@ -1,7 +1,7 @@
 /**
  * The one error vocabulary of arrow402. Each class carries its HTTP status; `errorResponse`
  * is the only place that turns an error into a response (ARCHITECTURE.md §8). Expected outcomes
- * (a payment is required, a payment was refused) are values, not exceptions: see payment/gate.ts.
+ * (a payment is required, a payment was refused) are values, not exceptions: see payment/core.ts.
  */
 
 export abstract class Arrow402Error extends Error {
@@ -22,6 +22,26 @@ function oneLine(text: string): string {
 /** 400 text/plain: the request is at fault; the message says what to change. */
 export class BadRequestError extends Arrow402Error {
   readonly status = 400;
+}
+
+/** 400 text/plain: the result has more rows than `limits.max_rows` allows; refused, never truncated. */
+export class TooManyRowsError extends BadRequestError {
+  constructor(
+    readonly rows: number,
+    readonly max: number,
+  ) {
+    super(`The result has ${rows} rows, more than the limit of ${max}: add a WHERE condition or a LIMIT of at most ${max}`);
+  }
+
+  /**
+   * The same refusal without the count, for a table sold per query: a payment that is verified and
+   * then refused is never charged, so the count would tell how many rows any WHERE matches (the
+   * data sold) for the price of a signature.
+   */
+  withoutCount(): BadRequestError {
+    const max = this.max;
+    return new BadRequestError(`The result has more than ${max} rows, the limit (nothing was charged): add a WHERE condition or a LIMIT of at most ${max}`);
+  }
 }
 
 /** 404 JSON `{error}` on the table endpoint. */

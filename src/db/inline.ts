@@ -27,12 +27,12 @@ import { createStreamEncoder, ValueDoesNotFit, type StreamEncoder } from "../arr
 import { encodeAll } from "../formats/encoder.ts";
 import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 import { countSql, type ValidatedQuery } from "../sql/dialect.ts";
-import { BadRequestError, ServerError } from "../errors.ts";
+import { BadRequestError, ServerError, TooManyRowsError } from "../errors.ts";
 import { CONTINUE_FUNCTION } from "../sql/guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
 import { encoderColumns } from "./protocol.ts";
 import { LruCache } from "../sql/cache.ts";
-import { sqliteErrorReply, tooManyRowsMessage } from "./sqlite-errors.ts";
+import { sqliteErrorReply } from "./sqlite-errors.ts";
 
 /** The most rows an inline read may touch (LIMIT + OFFSET). */
 export const INLINE_MAX_ROWS = 1000;
@@ -118,7 +118,7 @@ export class InlineReader {
   read(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): InlineResult | null {
     const rows = this.rowsOf(query);
     if (rows === null) return null;
-    if (rows.length > this.maxRows) throw new BadRequestError(tooManyRowsMessage(rows.length, this.maxRows));
+    if (rows.length > this.maxRows) throw new TooManyRowsError(rows.length, this.maxRows);
     try {
       // Arrow, the common case, as one buffer from an encoder kept with the query; other formats anew.
       const bytes = format.name === "arrow" ? this.encoderFor(query).wholeStream(rows) : encodeAll(format.create(encoderColumns(query)), rows);

@@ -112,7 +112,7 @@ export type FromWorker =
    * names its rowid. Built only now because it costs a parse, and misfits are rare.
    */
   | { type: "misfit"; id: number; seq?: number }
-  | { type: "error"; id: number; status: 400 | 500; message: string; fit?: FitFailure };
+  | { type: "error"; id: number; status: 400 | 500; message: string; fit?: FitFailure; tooMany?: { rows: number; max: number } };
 
 export interface FitFailure {
   table: string;

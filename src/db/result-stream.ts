@@ -5,7 +5,7 @@
  * time limit, a bad value in those rows) still become proper 4xx/5xx responses; later failures
  * abort the stream. Subclasses (execute.ts, striped.ts) drive the workers.
  */
-import { BadRequestError, ServerError, ValueDoesNotFitError } from "../errors.ts";
+import { BadRequestError, ServerError, TooManyRowsError, ValueDoesNotFitError } from "../errors.ts";
 import { OutgoingQueue, type SendingOptions } from "./outgoing.ts";
 import { FIRST_RESPONSE_ROWS, type FromWorker } from "./protocol.ts";
 
@@ -145,5 +145,6 @@ export abstract class ResultStream {
 
 export function workerError(msg: Extract<FromWorker, { type: "error" }>): Error {
   if (msg.fit) return new ValueDoesNotFitError(msg.fit.table, msg.fit.column, msg.fit.rowid, msg.fit.detail);
+  if (msg.tooMany) return new TooManyRowsError(msg.tooMany.rows, msg.tooMany.max);
   return msg.status === 400 ? new BadRequestError(msg.message) : new ServerError(msg.message);
 }

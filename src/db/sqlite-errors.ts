@@ -13,8 +13,3 @@ export function sqliteErrorReply(error: unknown): { status: 400 | 500; message: 
   const code = (error as { code?: string }).code ?? "";
   return CLIENT_FAULT_CODES.has(code) ? { status: 400, message: `SQLite error: ${message}` } : { status: 500, message: `Database error: ${message}` };
 }
-
-/** The result has more rows than `limits.max_rows` allows: refused, never truncated. */
-export function tooManyRowsMessage(rows: number, max: number): string {
-  return `The result has ${rows} rows, more than the limit of ${max}: add a WHERE condition or a LIMIT of at most ${max}`;
-}

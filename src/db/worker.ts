@@ -9,7 +9,8 @@ import type { FormatEncoder } from "../formats/encoder.ts";
 import { formatNamed } from "../formats/registry.ts";
 import { CONTINUE_FUNCTION } from "../sql/guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
-import { sqliteErrorReply, tooManyRowsMessage } from "./sqlite-errors.ts";
+import { TooManyRowsError } from "../errors.ts";
+import { sqliteErrorReply } from "./sqlite-errors.ts";
 import { MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
 
 declare const self: Worker;
@@ -287,13 +288,13 @@ function overLimit(job: RunJob, seen: number): QueryError {
 }
 
 function tooManyRows(rows: number, max: number): QueryError {
-  return new QueryError(400, tooManyRowsMessage(rows, max));
+  return Object.assign(new QueryError(400, new TooManyRowsError(rows, max).message), { tooMany: { rows, max } });
 }
 
 function errorMessage(id: number, error: unknown): FromWorker {
   if (error instanceof QueryError) {
-    const fit = (error as QueryError & { fit?: FitFailure }).fit;
-    return { type: "error", id, status: error.status, message: error.message, fit };
+    const { fit, tooMany } = error as QueryError & { fit?: FitFailure; tooMany?: { rows: number; max: number } };
+    return { type: "error", id, status: error.status, message: error.message, fit, tooMany };
   }
   // An SQLite error caused by the query itself is the client's to fix (ARCHITECTURE.md §8).
   return { type: "error", id, ...sqliteErrorReply(error) };

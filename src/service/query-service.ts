@@ -12,7 +12,7 @@
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config, PriceTag } from "../config/types.ts";
 import type { QueryExecutor, QueryResult } from "../db/execute.ts";
-import { BadRequestError } from "../errors.ts";
+import { BadRequestError, TooManyRowsError } from "../errors.ts";
 import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
 import { queryExtensions, type Extensions } from "../payment/extensions.ts";
 import type { ExactPaymentPayload } from "../payment/payload.ts";
@@ -71,10 +71,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
 
   /** Refuses a result of `rows` rows when it is over max_rows or the transport's cap. */
   function checkRows(rows: number, cap: RowCap | undefined): void {
-    const max = config.limits.maxRows;
-    if (rows > max) {
-      throw new BadRequestError(`The result has ${rows} rows, more than the limit of ${max}: add a WHERE condition or a LIMIT of at most ${max}`);
-    }
+    if (rows > config.limits.maxRows) throw new TooManyRowsError(rows, config.limits.maxRows);
     if (cap !== undefined && rows > cap.max) throw new BadRequestError(cap.refusal(rows));
   }
 
@@ -93,8 +90,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
    */
   async function checkCap(query: ValidatedQuery, cap: RowCap | undefined): Promise<void> {
     if (cap === undefined || (query.limit !== null && query.limit <= cap.max)) return;
-    const tags = query.table.config.priceTags;
-    if (tags.some((tag) => tag.type === "fixed") && !tags.some((tag) => tag.type === "per_row")) throw new BadRequestError(cap.needsLimit);
+    if (soldPerQuery(query.table.config.priceTags)) throw new BadRequestError(cap.needsLimit);
     await countWithinLimit(query, cap);
   }
 
@@ -142,7 +138,13 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         countRows: async () => (counted = await countWithinLimit(query, cap)),
         executeEarly: executor.isSmall(query),
         // A result over the limits fails here, after /verify and before /settle: never charged.
-        execute: async () => (held = await collectWithinLimit(query, cap, format)).rows,
+        execute: async () => {
+          try {
+            return (held = await collectWithinLimit(query, cap, format)).rows;
+          } catch (error) {
+            throw error instanceof TooManyRowsError && soldPerQuery(tags) ? error.withoutCount() : error;
+          }
+        },
       });
       if (outcome.kind === "payment-required") return { kind: "payment-required", body: outcome.body, settlement: outcome.settlement };
       const receipt = outcome.kind === "paid" ? outcome.receipt : null;
@@ -153,6 +155,11 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       return data(await deliver(), receipt);
     },
   };
+}
+
+/** A fixed price and no per_row price: what is sold is the rows, and their count is not told before payment. */
+function soldPerQuery(tags: PriceTag[]): boolean {
+  return tags.some((tag) => tag.type === "fixed") && !tags.some((tag) => tag.type === "per_row");
 }
 
 /** The result's Arrow fields, as the table endpoint describes them (ARCHITECTURE.md §3). */

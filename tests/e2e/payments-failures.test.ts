@@ -306,14 +306,21 @@ describe("a query that fails after a fixed-price payment was verified is 400 and
     await unchanged();
   });
 
-  test("a result over limits.max_rows", async () => {
+  test("a result over limits.max_rows: refused without its row count (a verified payment is a free try, and the count is what the table sells)", async () => {
     const target = await sandbox.serve({ limits: { max_rows: 5 } });
     try {
       const payer = await newPayer(sandbox.devnet, FUNDS);
       const unchanged = await noChargeGuard(payer, target);
-      await expectTextError(await payer.fetch(queryUrl(target.url, FIXED_SQL)), 400, FIXED_SQL);
+      const text = await expectTextError(await payer.fetch(queryUrl(target.url, FIXED_SQL)), 400, FIXED_SQL);
+      expect(text).toBe("The result has more than 5 rows, the limit (nothing was charged): add a WHERE condition or a LIMIT of at most 5");
       expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
       await unchanged();
+      // The same from a query worker (a WHERE that may build long strings is never read inline).
+      const costly = `SELECT id, name FROM flat_items WHERE length(replace(name, 'q', '${"y".repeat(1000)}')) > 0 AND id BETWEEN 20 AND 29`;
+      const again = await noChargeGuard(payer, target);
+      const fromWorker = await expectTextError(await payer.fetch(queryUrl(target.url, costly)), 400, costly);
+      expect(fromWorker).toBe(text);
+      await again();
     } finally {
       await target.stop();
     }
