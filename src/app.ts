@@ -10,7 +10,7 @@ import { Elysia } from "elysia";
 import type { Config } from "./config/types.ts";
 import type { Catalog } from "./db/catalog.ts";
 import type { QueryExecutor } from "./db/execute.ts";
-import { errorResponse } from "./errors.ts";
+import { errorResponse, MethodNotAllowedError } from "./errors.ts";
 import { operationsRoutes, type OperationsEndpoints } from "./ops/endpoints.ts";
 import type { RequestEvent } from "./ops/events.ts";
 import { observeRequests } from "./ops/request-events.ts";
@@ -51,6 +51,19 @@ export interface App {
   handle(request: Request): Promise<Response>;
   fetch(request: Request): Promise<Response>;
 }
+
+/** The API's read-only paths answer other methods with 405 and `Allow: GET` (OPTIONS is CORS's). */
+const readOnlyPaths = ["/api", "/api/", "/api/query", "/api/table/:name"].reduce(
+  (app, path) =>
+    ["POST", "PUT", "PATCH", "DELETE"].reduce(
+      (withMethods, method) =>
+        withMethods.route(method, path, ({ request }) => {
+          throw new MethodNotAllowedError(method, new URL(request.url).pathname, "GET");
+        }),
+      app,
+    ),
+  new Elysia(ROUTER_OPTIONS),
+);
 
 export function createApp(deps: AppDeps): App {
   const { config, catalog } = deps;
@@ -100,6 +113,7 @@ export function createApp(deps: AppDeps): App {
     .post("/mcp", ({ request }) => mcp(request, (toolCalls, run) => perClient.guard(clientOf(request), run, toolCalls)))
     .get("/mcp", ({ request }) => mcp(request))
     .delete("/mcp", ({ request }) => mcp(request))
+    .use(readOnlyPaths)
     .use(operationsRoutes(config.server, deps.ops))
     .use(dashboardRoutes(config.dashboards));
   return { handle: observer.handle, fetch: observer.handle };

@@ -112,6 +112,18 @@ export class ValueDoesNotFitError extends ServerError {
 /** 500: the facilitator could not be reached, timed out, failed or answered nonsense. */
 export class FacilitatorError extends ServerError {}
 
+/** 405 text/plain with Allow: the path is served, but not for this method. */
+export class MethodNotAllowedError extends Arrow402Error {
+  readonly status = 405;
+  constructor(
+    method: string,
+    path: string,
+    readonly allow: string,
+  ) {
+    super(`${method} ${path} is not served: send a ${allow} request`);
+  }
+}
+
 /** 429 text/plain with Retry-After: this client already runs as many queries as it may (limits.max_concurrent_per_client). */
 export class TooManyRequestsError extends Arrow402Error {
   readonly status = 429;
@@ -157,6 +169,9 @@ export function errorResponse(error: unknown): Response {
   }
   if (error instanceof ServerBusyError || error instanceof TooManyRequestsError || error instanceof LedgerUnavailableError) {
     return new Response(error.message, { status: error.status, headers: { ...TEXT, "retry-after": "1" } });
+  }
+  if (error instanceof MethodNotAllowedError) {
+    return new Response(error.message, { status: 405, headers: { ...TEXT, allow: error.allow } });
   }
   if (error instanceof UnauthorizedError) {
     return new Response(error.message, { status: 401, headers: { ...TEXT, "www-authenticate": 'Bearer realm="arrow402"' } });

@@ -89,6 +89,11 @@ const cases: [string, () => Promise<Response>, number, Shape, string][] = [
   ["missing query", () => get("/api/query"), 400, "text", "Missing 'query' parameter"],
   ["empty query", () => get("/api/query?query="), 400, "text", "Missing 'query' parameter"],
   ["two query parameters", () => get("/api/query?query=a&query=b"), 400, "text", "exactly one"],
+  ["a query that is not valid percent-encoding", () => get("/api/query?query=SELECT%20id%20FROM%20kinds%20WHERE%20label%20%3D%20'%ZZ'"), 400, "text", "not valid percent-encoding"],
+  ["a query whose escapes are not UTF-8", () => get("/api/query?query=SELECT%20id%20FROM%20kinds%20WHERE%20label%20%3D%20'%E9'"), 400, "text", "not valid percent-encoding"],
+  ["two format parameters", () => get(`${q("SELECT id FROM kinds")}&format=csv&format=json`), 400, "text", "at most one 'format'"],
+  ["POST to the query endpoint", () => app.handle(new Request(`http://localhost:4021${q("SELECT id FROM kinds")}`, { method: "POST" })), 405, "text", "POST /api/query is not served: send a GET request"],
+  ["DELETE of a table", () => app.handle(new Request("http://localhost:4021/api/table/kinds", { method: "DELETE" })), 405, "text", "send a GET request"],
   ["syntax error", () => get(q("SELEC id FROM kinds")), 400, "text", "syntax"],
   ["rejected construct", () => get(q("SELECT count(*) FROM kinds")), 400, "text", "count"],
   ["unknown table", () => get(q("SELECT * FROM nope")), 400, "text", "nope"],
@@ -127,6 +132,7 @@ const cases: [string, () => Promise<Response>, number, Shape, string][] = [
 test.each(cases)("%s", async (_name, request, status, shape, mention) => {
   const res = await request();
   expect(res.status).toBe(status);
+  if (status === 405) expect(res.headers.get("allow")).toBe("GET");
   const type = res.headers.get("content-type") ?? "";
   const body = await res.text();
   if (shape === "text") {

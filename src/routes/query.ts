@@ -31,7 +31,7 @@ export interface QueryRouteDeps {
 export async function handleQuery(deps: QueryRouteDeps, request: Request, track?: BodyTracker): Promise<Response> {
   const url = new URL(request.url);
   const sql = readQueryParameter(url);
-  const format = negotiateFormat(request.headers.get("accept"), url.searchParams.get("format"));
+  const format = negotiateFormat(request.headers.get("accept"), readFormatParameter(url));
   if (format instanceof Error) throw format;
   const header = request.headers.get(PAYMENT_SIGNATURE);
   const pathAndQuery = url.pathname + url.search;
@@ -78,7 +78,29 @@ function readQueryParameter(url: URL): string {
     throw new BadRequestError("Missing 'query' parameter: send the SQL as ?query=SELECT ... (URL-encoded)");
   }
   if (values.length > 1) throw new BadRequestError("Send exactly one 'query' parameter");
+  // URLSearchParams keeps a malformed escape (`%ZZ`, or bytes that are not UTF-8) as it is, which
+  // would reach the dialect as a puzzling syntax error.
+  const raw = url.search.slice(1).split("&").find((pair) => parameterName(pair) === "query");
+  if (raw !== undefined && !decodes(raw.slice(raw.indexOf("=") + 1))) {
+    throw new BadRequestError("The 'query' parameter is not valid percent-encoding (UTF-8, '%' followed by two hex digits): URL-encode the SQL, e.g. with encodeURIComponent");
+  }
   return values[0]!;
+}
+
+/** `?format=`, at most once (null when absent). */
+function readFormatParameter(url: URL): string | null {
+  const values = url.searchParams.getAll("format");
+  if (values.length > 1) throw new BadRequestError("Send at most one 'format' parameter");
+  return values[0] ?? null;
+}
+
+function decodes(encoded: string): boolean {
+  try {
+    decodeURIComponent(encoded.replaceAll("+", " "));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function parameterName(pair: string): string {
