@@ -78,9 +78,9 @@ function readQueryParameter(url: URL): string {
     throw new BadRequestError("Missing 'query' parameter: send the SQL as ?query=SELECT ... (URL-encoded)");
   }
   if (values.length > 1) throw new BadRequestError("Send exactly one 'query' parameter");
-  // URLSearchParams keeps a malformed escape (`%ZZ`, or bytes that are not UTF-8) as it is, which
-  // would reach the dialect as a puzzling syntax error.
-  const raw = url.search.slice(1).split("&").find((pair) => parameterName(pair) === "query");
+  // URLSearchParams keeps a malformed escape as `%` (`%ZZ`) or U+FFFD (bytes that are not UTF-8),
+  // which would reach the dialect as a puzzling syntax error. Only then is the raw text looked at.
+  const raw = /[%\uFFFD]/.test(values[0]!) ? url.search.slice(1).split("&").find((pair) => parameterName(pair) === "query") : undefined;
   if (raw !== undefined && !decodes(raw.slice(raw.indexOf("=") + 1))) {
     throw new BadRequestError("The 'query' parameter is not valid percent-encoding (UTF-8, '%' followed by two hex digits): URL-encode the SQL, e.g. with encodeURIComponent");
   }
