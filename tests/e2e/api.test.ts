@@ -130,6 +130,12 @@ describe("GET /api/query", () => {
     ]);
   });
 
+  test("a % and non-ASCII text sent percent-encoded reach SQLite as written (the malformed-escape check passes them)", async () => {
+    const res = await query("SELECT id FROM kinds WHERE label LIKE 'b%✓' OR label LIKE '%amm%' ORDER BY id");
+    expect(res.status).toBe(200);
+    expect([...tableFromIPC(new Uint8Array(await res.arrayBuffer())).getChild("id")!].map(Number)).toEqual([2, 4]);
+  });
+
   test("rejected SQL is a 400 naming the construct", async () => {
     const res = await query("SELECT id FROM kinds JOIN items");
     expect(res.status).toBe(400);
