@@ -145,17 +145,6 @@ export class LedgerUnavailableError extends Arrow402Error {
   }
 }
 
-/**
- * 503 text/plain with Retry-After: a smart wallet's signature must be checked on chain, and the
- * chain's RPC endpoint (`rpc_urls`) did not answer; nothing was charged (payment/wallet-signature.ts).
- */
-export class ChainUnavailableError extends Arrow402Error {
-  readonly status = 503;
-  constructor(network: string) {
-    super(`The RPC endpoint of ${network} did not answer, so this smart wallet's signature cannot be checked; nothing was charged: retry in a few seconds.`);
-  }
-}
-
 /** 503 text/plain: dashboards are configured but the landing page has not been generated. */
 export class DashboardsNotGeneratedError extends Arrow402Error {
   readonly status = 503;
@@ -178,7 +167,7 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof TableNotFoundError) {
     return Response.json({ error: error.message }, { status: 404 });
   }
-  if (error instanceof ServerBusyError || error instanceof TooManyRequestsError || error instanceof LedgerUnavailableError || error instanceof ChainUnavailableError) {
+  if (error instanceof ServerBusyError || error instanceof TooManyRequestsError || error instanceof LedgerUnavailableError) {
     return new Response(error.message, { status: error.status, headers: { ...TEXT, "retry-after": "1" } });
   }
   if (error instanceof MethodNotAllowedError) {

@@ -13,7 +13,7 @@
  */
 import { createPublicClient, decodeEventLog, http, parseAbi, type Hex, type Log, type PublicClient } from "viem";
 import { withDeadline } from "../deadline.ts";
-import { walletSignatureValid, type WalletVerdict } from "./wallet-signature.ts";
+import { walletSignatureValid } from "./wallet-signature.ts";
 
 export const EIP3009_ABI = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
@@ -63,8 +63,8 @@ export type PaymentState = { kind: "unused" } | NonceUse;
 export interface ChainReader {
   /** null: this chain has no RPC endpoint, or the endpoint did not answer. */
   paymentState(ref: PaymentRef): Promise<PaymentState | null>;
-  /** Whether `signature` is `address`'s over `digest` on `network`, as a smart wallet signs (wallet-signature.ts). */
-  walletSignature(network: string, address: string, digest: Hex, signature: string): Promise<WalletVerdict>;
+  /** Whether `signature` is `address`'s over `digest` on `network`, as a smart wallet signs; null as above. */
+  walletSignature(network: string, address: string, digest: Hex, signature: string): Promise<boolean | null>;
 }
 
 /**
@@ -83,8 +83,8 @@ export function createChainReader(rpcUrls: Record<number, string>, deadlineMs = 
     },
     async walletSignature(network, address, digest, signature) {
       const client = clientFor(chainIdOf(network));
-      if (client === null) return "no-endpoint";
-      return withDeadline(() => walletSignatureValid(client, address as Hex, digest, signature as Hex), deadlineMs, () => "unanswered");
+      if (client === null) return null;
+      return withDeadline(() => walletSignatureValid(client, address as Hex, digest, signature as Hex), deadlineMs, () => null);
     },
   };
 }

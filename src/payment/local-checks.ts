@@ -6,7 +6,6 @@
  * chain can check, costs one `eth_call` (wallet-signature.ts). The facilitator makes the same
  * checks (and the on-chain ones: balance, nonce) again at /verify.
  */
-import { ChainUnavailableError } from "../errors.ts";
 import { chainIdOf, type ChainReader } from "./chain.ts";
 import type { Offer } from "./pricing.ts";
 import { authorizationDigest, recoverAuthorizationSigner, UnsignableError } from "./signature.ts";
@@ -41,8 +40,8 @@ export function livesTooLong(payload: ExactPaymentPayload, maxTimeoutSeconds: nu
 
 /**
  * The first reason the payload cannot pay `offer`, or null. An ECDSA signature is recovered here;
- * a smart wallet's is checked on chain through `chain` (wallet-signature.ts): left to the
- * facilitator's /verify when the chain has no endpoint, ChainUnavailableError when it does not answer.
+ * a smart wallet's is checked on chain through `chain` (wallet-signature.ts), and left to the
+ * facilitator's /verify when the chain has no endpoint or it does not answer.
  */
 export async function authorizationProblem(payload: ExactPaymentPayload, offer: Offer, nowSeconds: bigint, chain: ChainReader): Promise<string | null> {
   const { from, to, value, validAfter, validBefore } = payload.payload.authorization;
@@ -65,9 +64,8 @@ export async function authorizationProblem(payload: ExactPaymentPayload, offer: 
       if (!(error instanceof UnsignableError)) throw error;
       return "the authorization cannot be signed as EIP-712 data";
     }
-    const verdict = await chain.walletSignature(requirement.network, from, `0x${Buffer.from(digest).toString("hex")}`, payload.payload.signature);
-    if (verdict === "unanswered") throw new ChainUnavailableError(requirement.network);
-    return verdict === "invalid" ? "the signature is not valid for the authorization's `from` (a smart wallet's signature, checked on chain)" : null;
+    const valid = await chain.walletSignature(requirement.network, from, `0x${Buffer.from(digest).toString("hex")}`, payload.payload.signature);
+    return valid === false ? "the signature is not valid for the authorization's `from` (a smart wallet's signature, checked on chain)" : null;
   }
   let signer: string | null;
   try {

@@ -5,9 +5,7 @@
  * header per call, so it is checked first with one `eth_call` to the chain's `rpc_urls` endpoint:
  * the ERC-6492 universal validator, run deployless (its creation code is the call's data; nothing
  * is deployed or sent), which answers for both forms as viem's `verifyHash` does. The facilitator
- * checks it again at /verify. When the endpoint does not answer, the payment is refused with 503
- * rather than sent to the facilitator unchecked: otherwise an attacker who gets the endpoint to
- * rate-limit the server would make every forged signature a /verify call again.
+ * checks it again at /verify.
  */
 import {
   BaseError,
@@ -24,21 +22,18 @@ import {
 const EXECUTION_REVERTED = 3;
 
 /**
- * What the chain says of a smart wallet's signature: `invalid` when the validator said no or
- * reverted; `unanswered` when the endpoint failed; `no-endpoint` when the chain has none in
- * `rpc_urls` (the facilitator then decides, as nothing else can).
+ * Whether `signature` is `address`'s over `digest`: true, false (the validator said no or
+ * reverted), or null when the endpoint did not answer (the facilitator then decides).
  */
-export type WalletVerdict = "valid" | "invalid" | "unanswered" | "no-endpoint";
-
-export async function walletSignatureValid(client: PublicClient, address: Hex, digest: Hex, signature: Hex): Promise<WalletVerdict> {
+export async function walletSignatureValid(client: PublicClient, address: Hex, digest: Hex, signature: Hex): Promise<boolean | null> {
   try {
     const { data } = await client.call({
       data: encodeDeployData({ abi: erc6492SignatureValidatorAbi, args: [address, digest, signature], bytecode: erc6492SignatureValidatorByteCode }),
     });
     // The validator's creation code returns one byte: 0x01 for a valid signature.
-    return data !== undefined && BigInt(data) === 1n ? "valid" : "invalid";
+    return data !== undefined && BigInt(data) === 1n;
   } catch (error) {
-    return reverted(error) ? "invalid" : "unanswered";
+    return reverted(error) ? false : null;
   }
 }
 
