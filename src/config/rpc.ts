@@ -1,7 +1,6 @@
 /**
- * `rpc_urls:` (ARCHITECTURE.md §2, §6 "Crashes"): JSON-RPC endpoints by chain id, used only to read: to
- * confirm on chain a settlement the facilitator never confirmed (EIP-3009 `authorizationState`), and
- * to check a smart wallet's signature (payment/wallet-signature.ts). The built-in
+ * `rpc_urls:` (ARCHITECTURE.md §2, §6 "Crashes"): JSON-RPC endpoints by chain id, used only to confirm on
+ * chain a settlement the facilitator never confirmed (EIP-3009 `authorizationState`). The built-in
  * networks have public defaults; a configured entry replaces the default for its chain.
  */
 import { isRecord, type Problems } from "./problems.ts";

@@ -1,7 +1,6 @@
 /**
  * Reads the token contract to learn whether a settlement whose answer was lost actually happened
- * (ARCHITECTURE.md §6 "Crashes"), and checks a smart wallet's signature (wallet-signature.ts).
- * Only `rpc_urls` endpoints are asked; nothing is ever sent.
+ * (ARCHITECTURE.md §6 "Crashes"). Only `rpc_urls` endpoints are asked; nothing is ever sent.
  *
  * EIP-3009 `authorizationState(authorizer, nonce)` turns true when the nonce is consumed, which is
  * not proof of payment: `cancelAuthorization` consumes it too, and so does *another* authorization
@@ -13,7 +12,6 @@
  */
 import { createPublicClient, decodeEventLog, http, parseAbi, type Hex, type Log, type PublicClient } from "viem";
 import { withDeadline } from "../deadline.ts";
-import { walletSignatureValid } from "./wallet-signature.ts";
 
 export const EIP3009_ABI = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
@@ -63,8 +61,6 @@ export type PaymentState = { kind: "unused" } | NonceUse;
 export interface ChainReader {
   /** null: this chain has no RPC endpoint, or the endpoint did not answer. */
   paymentState(ref: PaymentRef): Promise<PaymentState | null>;
-  /** Whether `signature` is `address`'s over `digest` on `network`, as a smart wallet signs; null as above. */
-  walletSignature(network: string, address: string, digest: Hex, signature: string): Promise<boolean | null>;
 }
 
 /**
@@ -80,11 +76,6 @@ export function createChainReader(rpcUrls: Record<number, string>, deadlineMs = 
       const client = clientFor(chainIdOf(ref.network));
       if (client === null) return null;
       return withDeadline((expired) => readState(client, ref, expired), deadlineMs, () => null);
-    },
-    async walletSignature(network, address, digest, signature) {
-      const client = clientFor(chainIdOf(network));
-      if (client === null) return null;
-      return withDeadline(() => walletSignatureValid(client, address as Hex, digest, signature as Hex), deadlineMs, () => null);
     },
   };
 }

@@ -12,8 +12,7 @@
  *   3. a payment already recorded: served again (replays.ts), or recovered from the chain;
  *   4. the payment was quoted for this resource, and `accepted` equals a current offer (per_row
  *      offers priced from the cached count);
- *   5. local checks: recipient, amount, time window, EIP-712 signature (local-checks.ts; a smart
- *      wallet's signature with one eth_call);
+ *   5. local checks: recipient, amount, time window, EIP-712 signature (local-checks.ts);
  *   — none of these cost more than a quote; a payment that can never settle buys no scan —
  *   6. the attempt is committed while the facilitator verifies; a provably cheap fixed-price
  *      query may run meanwhile, any other query runs only once the payment is verified;
@@ -100,7 +99,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       offer = findOffer(offers, payload.accepted);
     }
     if (offer === undefined) return required(work, offers, "no-matching-offer", MSG.noMatch);
-    const problem = await authorizationProblem(payload, offer, nowSeconds(), deps.chain);
+    const problem = await authorizationProblem(payload, offer, nowSeconds());
     if (problem !== null) return required(work, offers, "local-check", MSG.localCheck(problem));
     return { offer, offers };
   }
@@ -122,7 +121,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       });
     const notVerified = (verdict: { invalidReason: string; invalidMessage?: string }) =>
       required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
-    // A smart wallet's signature was at most checked on chain (local-checks.ts): nothing is written
+    // A smart wallet's signature could not be checked here (local-checks.ts): nothing is written
     // or run for it before the facilitator has verified it.
     const checkedHere = signatureCheckedLocally(payload);
     if (!checkedHere) {

@@ -2,13 +2,12 @@
  * Checks a payment payload against the offer it claims to accept, before any database or
  * facilitator work (ARCHITECTURE.md §6 step 4): a payment that can never settle must cost the server no
  * more than a quote. Everything here is local and cheap: the authorization's recipient, amount and
- * time window, and the EIP-712 signature (signature.ts); a smart wallet's signature, which only the
- * chain can check, costs one `eth_call` (wallet-signature.ts). The facilitator makes the same
+ * time window, and the EIP-712 signature (signature.ts). The facilitator makes the same
  * checks (and the on-chain ones: balance, nonce) again at /verify.
  */
-import { chainIdOf, type ChainReader } from "./chain.ts";
+import { chainIdOf } from "./chain.ts";
 import type { Offer } from "./pricing.ts";
-import { authorizationDigest, recoverAuthorizationSigner, UnsignableError } from "./signature.ts";
+import { recoverAuthorizationSigner, UnsignableError } from "./signature.ts";
 import type { ExactPaymentPayload } from "./wire.ts";
 
 /**
@@ -39,36 +38,26 @@ export function livesTooLong(payload: ExactPaymentPayload, maxTimeoutSeconds: nu
 }
 
 /**
- * The first reason the payload cannot pay `offer`, or null. An ECDSA signature is recovered here;
- * a smart wallet's is checked on chain through `chain` (wallet-signature.ts), and left to the
- * facilitator's /verify when the chain has no endpoint or it does not answer.
+ * The first reason the payload cannot pay `offer`, or null. The signature is recovered only for
+ * ECDSA signatures: a smart wallet's signature can only be checked on chain, which the
+ * facilitator does at /verify.
  */
-export async function authorizationProblem(payload: ExactPaymentPayload, offer: Offer, nowSeconds: bigint, chain: ChainReader): Promise<string | null> {
+export async function authorizationProblem(payload: ExactPaymentPayload, offer: Offer, nowSeconds: bigint): Promise<string | null> {
   const { from, to, value, validAfter, validBefore } = payload.payload.authorization;
   const requirement = offer.requirement;
   if (to.toLowerCase() !== requirement.payTo.toLowerCase()) return `the authorization pays ${to}, not the offer's payTo ${requirement.payTo}`;
   if (BigInt(value) !== offer.amount) return `the authorization is for ${value} units, not the offer's ${offer.amount}`;
   if (BigInt(validAfter) > nowSeconds) return "the authorization is not valid yet (validAfter is in the future)";
   if (BigInt(validBefore) < nowSeconds + SETTLEMENT_MARGIN_SECONDS) return "the authorization has expired (validBefore has passed)";
-  const domain = {
-    name: String(requirement.extra.name),
-    version: String(requirement.extra.version),
-    chainId: BigInt(chainIdOf(requirement.network)),
-    verifyingContract: requirement.asset,
-  };
-  if (!signatureCheckedLocally(payload)) {
-    let digest: Uint8Array;
-    try {
-      digest = authorizationDigest(domain, payload.payload.authorization);
-    } catch (error) {
-      if (!(error instanceof UnsignableError)) throw error;
-      return "the authorization cannot be signed as EIP-712 data";
-    }
-    const valid = await chain.walletSignature(requirement.network, from, `0x${Buffer.from(digest).toString("hex")}`, payload.payload.signature);
-    return valid === false ? "the signature is not valid for the authorization's `from` (a smart wallet's signature, checked on chain)" : null;
-  }
+  if (!signatureCheckedLocally(payload)) return null;
   let signer: string | null;
   try {
+    const domain = {
+      name: String(requirement.extra.name),
+      version: String(requirement.extra.version),
+      chainId: BigInt(chainIdOf(requirement.network)),
+      verifyingContract: requirement.asset,
+    };
     signer = await recoverAuthorizationSigner(domain, payload.payload.authorization, payload.payload.signature);
   } catch (error) {
     if (!(error instanceof UnsignableError)) throw error;

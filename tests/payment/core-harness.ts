@@ -36,8 +36,7 @@ export interface Harness {
   events: PaymentEvent[];
   /** Milliseconds since the epoch the core sees; null: the real clock. */
   clock: number | null;
-  /** `rpc`: false for no endpoint, or another endpoint's URL than the devnet's. */
-  newCore(options?: { facilitatorTimeoutMs?: number; rpc?: boolean | string }): PaymentCore;
+  newCore(options?: { facilitatorTimeoutMs?: number; rpc?: boolean }): PaymentCore;
 }
 
 export function useHarness(): Harness {
@@ -69,7 +68,7 @@ export function useHarness(): Harness {
       createPaymentCore({
         facilitator: createFacilitatorClient({ url: h.proxy.url, timeoutMs: options.facilitatorTimeoutMs ?? 10_000 }),
         store: h.store,
-        chain: createChainReader(options.rpc === false ? {} : { [h.devnet.chainId]: typeof options.rpc === "string" ? options.rpc : h.devnet.rpcUrl }),
+        chain: createChainReader(options.rpc === false ? {} : { [h.devnet.chainId]: h.devnet.rpcUrl }),
         maxTimeoutSeconds: 300,
         claimTtlMs: 60_000,
         onEvent: (event) => h.events.push(event),

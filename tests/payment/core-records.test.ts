@@ -330,3 +330,30 @@ describe("a lost settlement recovered under the rules of a payment presented aga
     expect(await h.store.list({ since: new Date(0) })).toHaveLength(1);
   }, 15_000);
 });
+
+describe("a signature that cannot be checked here (not 65 bytes: a smart wallet's)", () => {
+  test("a forged one is refused at /verify before anything is written or run", async () => {
+    const { body } = expect402(await h.core.process(queryWork(5, fixedTags(h), null, h).work));
+    const { payload } = await signFirst(h, body);
+    const forged = copy(payload);
+    forged.payload.signature = `0x${"ab".repeat(66)}`;
+    const { work, calls } = queryWork(5, fixedTags(h), forged, h);
+    expect(expect402(await h.core.process(work)).body.error).toMatch(/^The payment was not verified/);
+    expect(calls.run).toBe(0);
+    expect(await h.store.unconfirmed()).toEqual([]);
+    expect(h.proxy.requests.map((r) => r.endpoint)).toEqual(["verify"]);
+  }, 15_000);
+
+  test("when /verify fails, the request fails and nothing is left written or run", async () => {
+    const { body } = expect402(await h.core.process(queryWork(5, fixedTags(h), null, h).work));
+    const { payload } = await signFirst(h, body);
+    const long = copy(payload);
+    long.payload.signature = `0x${"ab".repeat(66)}`;
+    h.proxy.setBehaviour({ verify: { kind: "status", status: 503 } });
+    const { work, calls } = queryWork(5, fixedTags(h), long, h);
+    await expect(h.core.process(work)).rejects.toThrow();
+    expect(calls.run).toBe(0);
+    expect(await h.store.unconfirmed()).toEqual([]);
+    expect(h.events.some((event) => event.type === "facilitator.error")).toBe(true);
+  }, 15_000);
+});
