@@ -52,13 +52,13 @@ export interface App {
   fetch(request: Request): Promise<Response>;
 }
 
-/** The API's read-only paths answer other methods with 405 and `Allow: GET` (OPTIONS is CORS's). */
+/** The API's read-only paths answer POST, PUT, PATCH and DELETE with 405 and `Allow: GET, HEAD` (OPTIONS is CORS's). */
 const readOnlyPaths = ["/api", "/api/", "/api/query", "/api/table/:name"].reduce(
   (app, path) =>
     ["POST", "PUT", "PATCH", "DELETE"].reduce(
       (withMethods, method) =>
         withMethods.route(method, path, ({ request }) => {
-          throw new MethodNotAllowedError(method, new URL(request.url).pathname, "GET");
+          throw new MethodNotAllowedError(method, new URL(request.url).pathname, "GET, HEAD");
         }),
       app,
     ),
@@ -110,7 +110,11 @@ export function createApp(deps: AppDeps): App {
       return perClient.guard(client, (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track)));
     })
     // MCP (ARCHITECTURE.md §12): a POST is one JSON-RPC exchange, a query among them.
-    .post("/mcp", ({ request }) => mcp(request, (toolCalls, run) => perClient.guard(clientOf(request), run, toolCalls)))
+    .post("/mcp", ({ request }) => {
+      const client = clientOf(request);
+      // One query's slot before the body is read; a batch's further tool calls take theirs once counted.
+      return perClient.guard(client, () => mcp(request, (toolCalls, run) => (toolCalls > 1 ? perClient.guard(client, run, toolCalls - 1, 1) : run())));
+    })
     .get("/mcp", ({ request }) => mcp(request))
     .delete("/mcp", ({ request }) => mcp(request))
     .use(readOnlyPaths)

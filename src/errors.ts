@@ -120,7 +120,7 @@ export class MethodNotAllowedError extends Arrow402Error {
     path: string,
     readonly allow: string,
   ) {
-    super(`${method} ${path} is not served: send a ${allow} request`);
+    super(`${method} ${path} is not served: send a GET request`);
   }
 }
 

@@ -132,7 +132,7 @@ const cases: [string, () => Promise<Response>, number, Shape, string][] = [
 test.each(cases)("%s", async (_name, request, status, shape, mention) => {
   const res = await request();
   expect(res.status).toBe(status);
-  if (status === 405) expect(res.headers.get("allow")).toBe("GET");
+  if (status === 405) expect(res.headers.get("allow")).toBe("GET, HEAD");
   const type = res.headers.get("content-type") ?? "";
   const body = await res.text();
   if (shape === "text") {

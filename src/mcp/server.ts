@@ -23,8 +23,9 @@ export interface McpDeps extends ToolCallDeps {
 }
 
 /**
- * Runs a POST's JSON-RPC exchange once its client may run `toolCalls` more queries
- * (`limits.max_concurrent_per_client`, routes/client-limit.ts).
+ * Runs a POST's JSON-RPC exchange once its client may run its `toolCalls` queries (one of them is
+ * already counted, from before the body was read: `limits.max_concurrent_per_client`,
+ * routes/client-limit.ts).
  */
 export type Admission = (toolCalls: number, run: () => Promise<Response>) => Promise<Response>;
 

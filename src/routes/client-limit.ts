@@ -17,18 +17,19 @@ export class ClientConcurrency {
   }
 
   /**
-   * Runs `handle` for `address` if it is under its limit with `queries` more (an MCP batch runs
-   * several tool calls at once; never more than the limit, mcp/server.ts). The slots are released
-   * when `handle` settles, or, if it streams a body through `track`, once that body has been sent
-   * to the end, failed, or been cancelled by the client.
+   * Runs `handle` for `address` if it is under its limit with `queries` more. An MCP POST takes one
+   * before its body is read, and `queries` more, `held` being that first one, once its tool calls
+   * are counted (mcp/server.ts). The slots are released when `handle` settles, or, if it streams a
+   * body through `track`, once that body has been sent to the end, failed, or been cancelled.
    */
-  async guard(address: string | null, handle: (track: BodyTracker) => Promise<Response>, queries = 1): Promise<Response> {
+  async guard(address: string | null, handle: (track: BodyTracker) => Promise<Response>, queries = 1, held = 0): Promise<Response> {
     if (!this.enabled || address === null) return handle(untracked);
     const count = this.running.get(address) ?? 0;
     if (count + queries > this.max) {
-      const these = queries === 1 ? "" : ` and this request carries ${queries}`;
+      const others = count - held;
+      const these = queries + held === 1 ? "" : ` and this request carries ${queries + held}`;
       throw new TooManyRequestsError(
-        `This client already has ${count} ${count === 1 ? "query" : "queries"} running${these}, ${this.max} being the most one client may run at once: wait for one to finish, then retry`,
+        `This client already has ${others} ${others === 1 ? "query" : "queries"} running${these}, ${this.max} being the most one client may run at once: wait for one to finish, then retry`,
       );
     }
     this.running.set(address, count + queries);

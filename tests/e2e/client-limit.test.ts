@@ -83,6 +83,26 @@ describe("max_concurrent_per_client and MCP batches: each tool call is one query
     expect((await mcpBatch(direct, 1)).status).toBe(200);
   });
 
+  test("a POST to /mcp holds a query's slot while its body is still arriving", async () => {
+    const abort = new AbortController();
+    const stalled = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"tools/call",')),
+    });
+    const pending = fetch(`${direct.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: stalled,
+      signal: abort.signal,
+      duplex: "half",
+    } as RequestInit).catch(() => null);
+    await Bun.sleep(200);
+    expect((await query(direct, "SELECT * FROM kinds")).status).toBe(429);
+    abort.abort();
+    await pending;
+    await Bun.sleep(100);
+    expect((await query(direct, "SELECT * FROM kinds")).status).toBe(200);
+  });
+
   test("a batch within the limit waits for room for all its calls: 429 while another query runs", async () => {
     const running = query(pair, slowQuery(3));
     await Bun.sleep(300);

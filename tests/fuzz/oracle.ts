@@ -117,11 +117,11 @@ export function checkExchange(facts: CaseFacts, exchange: Exchange, reads: Table
     problems.push(`status ${response.status} is not a documented answer${response.status === 500 ? " (no facilitator failure was staged)" : ""}: ${text.slice(0, 300)}`);
   }
   if (response.status === 204 && facts.request.method !== "OPTIONS") problems.push("204 for a request that is not a CORS preflight");
-  // The API's read-only paths answer other methods than GET with 405 and Allow: GET.
+  // The API's read-only paths answer POST, PUT, PATCH and DELETE with 405 and Allow: GET, HEAD.
   const readOnlyApi = /^\/api(\/|\/query\/?|\/table\/[^/]+\/?)?$/.test(path);
   if (response.status === 405 && readOnlyApi) {
     if (["GET", "HEAD", "OPTIONS"].includes(facts.request.method)) problems.push(`405 for ${facts.request.method} on ${path}`);
-    if (response.headers["allow"] !== "GET") problems.push(`405 on ${path} with Allow '${response.headers["allow"]}', not 'GET'`);
+    if (response.headers["allow"] !== "GET, HEAD") problems.push(`405 on ${path} with Allow '${response.headers["allow"]}', not 'GET, HEAD'`);
   } else if ([202, 405, 413, 415].includes(response.status) && !path.startsWith("/mcp")) problems.push(`${response.status} outside /mcp`);
 
   if (facts.request.method === "HEAD") return { problems, receipts };
