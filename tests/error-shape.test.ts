@@ -4,27 +4,21 @@
  * 402s are x402 V2 bodies mirrored in PAYMENT-REQUIRED; 404s on the table endpoint are JSON.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../src/app.ts";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { authorizeTransfer } from "../devnet/authorize.ts";
 import { buildApp, type BuiltApp } from "../src/server.ts";
-import { createTypesDatabase, PAY_TO, tempDir, typesConfig } from "./support/fixtures.ts";
+import { PAY_TO, typesConfig, typesDatabaseWithBigTable } from "./support/fixtures.ts";
 
 let built: BuiltApp;
 let app: App;
 
 beforeAll(async () => {
-  const dir = tempDir();
-  const path = join(dir, "types.sqlite");
-  createTypesDatabase(path);
-  const db = new Database(path);
+  const { dir, db } = typesDatabaseWithBigTable(300_000);
   db.run("CREATE TABLE broken (id INTEGER PRIMARY KEY, n INTEGER)");
   db.run("INSERT INTO broken VALUES (1, 10), (2, 'sk_live_do_not_leak')");
-  db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, s TEXT)");
-  db.run("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) INSERT INTO big SELECT x, hex(randomblob(32)) FROM c");
   db.close();
   mkdirSync(join(dir, "dashboards"));
   // A closed port: the facilitator cannot be reached (a real failure, not a stub).

@@ -5,10 +5,8 @@
  * a proxy the client is the last address the proxy appended.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { join } from "node:path";
 import { startServer, type RunningServer } from "../../src/server.ts";
-import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+import { typesConfig, typesDatabaseWithBigTable } from "../support/fixtures.ts";
 import { slowQuery } from "../support/slow-query.ts";
 
 let direct: RunningServer;
@@ -16,12 +14,7 @@ let proxied: RunningServer;
 let pair: RunningServer;
 
 beforeAll(async () => {
-  const dir = tempDir();
-  const path = join(dir, "types.sqlite");
-  createTypesDatabase(path);
-  const db = new Database(path);
-  db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, s TEXT)");
-  db.run("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000) INSERT INTO big SELECT x, hex(randomblob(32)) FROM c");
+  const { dir, db } = typesDatabaseWithBigTable(200_000);
   db.close();
   const tables = [{ name: "big" }, { name: "kinds" }];
   const limits = { max_concurrent_per_client: 1, query_timeout_ms: 20_000 };

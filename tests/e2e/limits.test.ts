@@ -4,11 +4,9 @@
  * are refused rather than truncated, and over-long query text is refused.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
-import { join } from "node:path";
 import { startServer, type RunningServer } from "../../src/server.ts";
-import { createTypesDatabase, PAY_TO, tempDir, typesConfig } from "../support/fixtures.ts";
+import { PAY_TO, typesConfig, typesDatabaseWithBigTable } from "../support/fixtures.ts";
 import { slowQuery } from "../support/slow-query.ts";
 
 let fast: RunningServer;
@@ -17,12 +15,7 @@ let timed: RunningServer;
 let single: RunningServer;
 
 beforeAll(async () => {
-  const dir = tempDir();
-  const path = join(dir, "types.sqlite");
-  createTypesDatabase(path);
-  const db = new Database(path);
-  db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, s TEXT)");
-  db.run("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) INSERT INTO big SELECT x, hex(randomblob(32)) FROM c");
+  const { dir, db } = typesDatabaseWithBigTable(300_000);
   db.close();
   const tables = [
     { name: "big", description: "Many rows" },

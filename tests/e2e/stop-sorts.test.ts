@@ -5,23 +5,16 @@
  * core until the sort ends.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
-import { join } from "node:path";
 import { startServer, type RunningServer } from "../../src/server.ts";
-import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
+import { typesConfig, typesDatabaseWithBigTable } from "../support/fixtures.ts";
 
 const ROWS = 1_000_000;
 let server: RunningServer;
 
 beforeAll(async () => {
-  const dir = tempDir();
-  const path = join(dir, "types.sqlite");
-  createTypesDatabase(path);
-  const db = new Database(path);
   // No index on k: ORDER BY k sorts the whole table (~0.6 s for 1M rows on an idle machine).
-  db.run("CREATE TABLE unsorted (id INTEGER PRIMARY KEY, k TEXT)");
-  db.run(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${ROWS}) INSERT INTO unsorted SELECT x, hex(randomblob(16)) FROM c`);
+  const { dir, db } = typesDatabaseWithBigTable(ROWS, { table: "unsorted", column: "k", bytes: 16 });
   db.close();
   server = await startServer(typesConfig(dir, { tables: [{ name: "unsorted" }], limits: { query_timeout_ms: 100 } }), { workers: 1 });
 });

@@ -14,6 +14,22 @@ export function tempDir(prefix = "arrow402-test-"): string {
   return mkdtempSync(join(runRoot(), prefix));
 }
 
+/**
+ * `createTypesDatabase` in a fresh folder, plus `<table> (id INTEGER PRIMARY KEY, <column> TEXT)`
+ * holding `rows` random hex texts of `bytes` bytes: a table large enough for a query to take
+ * seconds. The database is returned open for more tables; the caller closes it.
+ */
+export function typesDatabaseWithBigTable(rows: number, options: { table?: string; column?: string; bytes?: number } = {}): { dir: string; db: Database } {
+  const { table = "big", column = "s", bytes = 32 } = options;
+  const dir = tempDir();
+  const path = join(dir, "types.sqlite");
+  createTypesDatabase(path);
+  const db = new Database(path);
+  db.run(`CREATE TABLE ${table} (id INTEGER PRIMARY KEY, ${column} TEXT)`);
+  db.run(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${rows}) INSERT INTO ${table} SELECT x, hex(randomblob(${bytes})) FROM c`);
+  return { dir, db };
+}
+
 /** A database with one column per row of ARCHITECTURE.md §5, plus a free and a paid table. */
 export function createTypesDatabase(path: string): void {
   const db = new Database(path, { create: true, strict: true, safeIntegers: true });
