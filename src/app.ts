@@ -53,17 +53,14 @@ export interface App {
 }
 
 /** The API's read-only paths answer POST, PUT, PATCH and DELETE with 405 and `Allow: GET, HEAD` (OPTIONS is CORS's). */
-const readOnlyPaths = ["/api", "/api/", "/api/query", "/api/table/:name"].reduce(
-  (app, path) =>
-    ["POST", "PUT", "PATCH", "DELETE"].reduce(
-      (withMethods, method) =>
-        withMethods.route(method, path, ({ request }) => {
-          throw new MethodNotAllowedError(method, new URL(request.url).pathname, "GET, HEAD");
-        }),
-      app,
-    ),
-  new Elysia(ROUTER_OPTIONS),
-);
+const readOnlyPaths = new Elysia(ROUTER_OPTIONS);
+for (const path of ["/api", "/api/", "/api/query", "/api/table/:name"]) {
+  for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+    readOnlyPaths.route(method, path, ({ request }) => {
+      throw new MethodNotAllowedError(method, new URL(request.url).pathname, "GET, HEAD");
+    });
+  }
+}
 
 export function createApp(deps: AppDeps): App {
   const { config, catalog } = deps;

@@ -81,7 +81,7 @@ function readQueryParameter(url: URL): string {
   // URLSearchParams keeps a malformed escape as `%` (`%ZZ`) or U+FFFD (bytes that are not UTF-8),
   // which would reach the dialect as a puzzling syntax error. Only then is the raw text looked at.
   const raw = /[%\uFFFD]/.test(values[0]!) ? url.search.slice(1).split("&").find((pair) => parameterName(pair) === "query") : undefined;
-  if (raw !== undefined && !decodes(raw.slice(raw.indexOf("=") + 1))) {
+  if (raw !== undefined && percentDecoded(raw.slice(raw.indexOf("=") + 1)) === null) {
     throw new BadRequestError("The 'query' parameter is not valid percent-encoding (UTF-8, '%' followed by two hex digits): URL-encode the SQL, e.g. with encodeURIComponent");
   }
   return values[0]!;
@@ -94,20 +94,16 @@ function readFormatParameter(url: URL): string | null {
   return values[0] ?? null;
 }
 
-function decodes(encoded: string): boolean {
+/** A query-string component decoded (`+` is a space), or null when it is not valid percent-encoding of UTF-8. */
+function percentDecoded(encoded: string): string | null {
   try {
-    decodeURIComponent(encoded.replaceAll("+", " "));
-    return true;
+    return decodeURIComponent(encoded.replaceAll("+", " "));
   } catch {
-    return false;
+    return null;
   }
 }
 
 function parameterName(pair: string): string {
-  const raw = pair.split("=")[0]!.replaceAll("+", " ");
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw; // not valid percent-encoding: not `format` either
-  }
+  const raw = pair.split("=")[0]!;
+  return percentDecoded(raw) ?? raw; // not valid percent-encoding: not `format` or `query` either
 }
