@@ -65,6 +65,7 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
     table: scope.table,
     sql: text,
     runSql,
+    countedSql: clauses.order ? withoutRange(runSql, clauses.order.range!, end - runSql.length) : runSql,
     columns,
     limit,
     offset,
@@ -78,7 +79,16 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
 
 /** The row count of the query without materialising its rows (guarded like the query itself). */
 export function countSql(q: ValidatedQuery): string {
-  return `SELECT count(*) FROM (${q.runSql})`;
+  return `SELECT count(*) FROM (${q.countedSql})`;
+}
+
+/**
+ * `run` without the source range [from, to) of the statement; `end` is where the statement ends
+ * in the source minus the length of `run`. Guards are inserted before ORDER BY, so the clause keeps
+ * its distance from the end.
+ */
+function withoutRange(run: string, [from, to]: [number, number], end: number): string {
+  return `${run.slice(0, from - end)}${run.slice(to - end)}`;
 }
 
 

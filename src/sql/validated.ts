@@ -13,6 +13,12 @@ export interface ValidatedQuery {
   sql: string;
   /** What the query workers run: `sql` with its WHERE guarded, or a guard added when it sorts or skips without one, so that it can be stopped (guard.ts). */
   runSql: string;
+  /**
+   * What a count of the query wraps: `runSql` without its ORDER BY. An order never changes how many
+   * rows there are (with LIMIT and OFFSET too), and a count that sorted would read and sort the
+   * whole result first.
+   */
+  countedSql: string;
   /** `*` expands to all the table's columns in table order. */
   columns: OutputColumn[];
   limit: number | null;
