@@ -91,6 +91,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
       maxQueryBytes: numberOr(limits, "max_query_bytes", DEFAULTS.maxQueryBytes),
       maxConcurrentPerClient: numberOr(limits, "max_concurrent_per_client", DEFAULTS.maxConcurrentPerClient),
       sendTimeoutMs: numberOr(limits, "send_timeout_ms", DEFAULTS.sendTimeoutMs),
+      receiveTimeoutMs: numberOr(limits, "receive_timeout_ms", DEFAULTS.receiveTimeoutMs),
       mcpMaxRows: numberOr(limits, "mcp_max_rows", DEFAULTS.mcpMaxRows),
     },
     rpcUrls,

@@ -121,6 +121,8 @@ export interface Config {
     maxConcurrentPerClient: number;
     /** A response whose client reads nothing for this long is cut. */
     sendTimeoutMs: number;
+    /** A request body (POST /mcp) that has not all arrived after this long is refused (408). */
+    receiveTimeoutMs: number;
     /** Most rows one MCP `query` call may return (a larger result is refused, never truncated). */
     mcpMaxRows: number;
   };

@@ -11,10 +11,11 @@
  * travels in `params._meta`, which the tool call reads as given.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, readRequestBody, requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createToolCalls, mcpRowCap, type ToolCallDeps } from "./calls.ts";
+import { readBodyWithin } from "./request-body.ts";
 import { errorResult, PAYMENT_META } from "./results.ts";
 import { TOOL_NAMES, toolDefinitions, type ToolName } from "./tools.ts";
 
@@ -72,6 +73,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   }
 
   const perClient = deps.config.limits.maxConcurrentPerClient;
+  const receiveTimeoutMs = deps.config.limits.receiveTimeoutMs;
   const maxCalls = perClient > 0 ? Math.min(MAX_TOOL_CALLS_PER_POST, perClient) : MAX_TOOL_CALLS_PER_POST;
 
   async function exchange(request: Request, parsedBody: unknown): Promise<Response> {
@@ -88,9 +90,15 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
 
   return async (request, admit = (_calls, run) => run()) => {
     if (request.method !== "POST") return jsonRpcError(405, -32000, "This MCP server is stateless: send each JSON-RPC message as a POST to /mcp.", { allow: "POST" });
-    // Read here (with the SDK's own reader and bound) to count the tool calls before any runs.
-    const body = await readRequestBody(request, DEFAULT_MAX_REQUEST_BODY_SIZE);
-    if (body.tooLarge) return jsonRpcError(413, -32000, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+    // Read here (within the SDK's size bound and our time bound) to count the tool calls before any runs.
+    const body = await readBodyWithin(request, DEFAULT_MAX_REQUEST_BODY_SIZE, receiveTimeoutMs);
+    if (body.kind === "too-large") return jsonRpcError(413, -32000, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+    if (body.kind === "too-slow") {
+      const seconds = receiveTimeoutMs / 1000;
+      const message = `Request Timeout: the request body did not arrive within ${seconds} s (limits.receive_timeout_ms): send the whole JSON-RPC message at once.`;
+      return jsonRpcError(408, -32000, message, { connection: "close" });
+    }
+    if (body.kind === "cut-off") return jsonRpcError(400, -32700, "Parse error: the request body was cut off (the connection closed before it ended): send the whole message.");
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.text);

@@ -35,6 +35,7 @@ export const RELOADABLE: Setting[] = [
   { path: "limits.max_query_bytes", read: (c) => c.limits.maxQueryBytes },
   { path: "limits.max_concurrent_per_client", read: (c) => c.limits.maxConcurrentPerClient },
   { path: "limits.mcp_max_rows", read: (c) => c.limits.mcpMaxRows },
+  { path: "limits.receive_timeout_ms", read: (c) => c.limits.receiveTimeoutMs },
   { path: "rpc_urls", read: (c) => c.rpcUrls },
   { path: "tokens", read: (c) => c.tokens },
   { path: "tables", read: (c) => c.tables },

@@ -5,6 +5,7 @@
  * a proxy the client is the last address the proxy appended.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { typesConfig, typesDatabaseWithBigTable } from "../support/fixtures.ts";
 import { slowQuery } from "../support/slow-query.ts";
@@ -17,7 +18,7 @@ beforeAll(async () => {
   const { dir, db } = typesDatabaseWithBigTable(200_000);
   db.close();
   const tables = [{ name: "big" }, { name: "kinds" }];
-  const limits = { max_concurrent_per_client: 1, query_timeout_ms: 20_000 };
+  const limits = { max_concurrent_per_client: 1, query_timeout_ms: 20_000, receive_timeout_ms: 1_000 };
   direct = await startServer(typesConfig(dir, { tables, limits }), { workers: 2 });
   proxied = await startServer(typesConfig(dir, { tables, limits, ledger: { path: "ledger2.sqlite" }, server: { bind: "127.0.0.1:0", trust_proxy: "X-Forwarded-For" } }), {
     workers: 2,
@@ -93,6 +94,34 @@ describe("max_concurrent_per_client and MCP batches: each tool call is one query
     abort.abort();
     await pending;
     await Bun.sleep(100);
+    expect((await query(direct, "SELECT * FROM kinds")).status).toBe(200);
+  });
+
+  test("a body still arriving after receive_timeout_ms is refused (408, JSON-RPC), the connection closed and the slot freed", async () => {
+    const { hostname, port } = new URL(direct.url);
+    const socket = connect(Number(port), hostname);
+    let answer = "";
+    socket.on("data", (bytes) => (answer += String(bytes)));
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    const head = `POST /mcp HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 400\r\n\r\n`;
+    socket.write(head + '{"jsonrpc":"2.0","id":1,');
+    // A byte every 100 ms: the client is never idle, the body never complete.
+    const trickle = setInterval(() => socket.write(" "), 100);
+    try {
+      await Bun.sleep(300);
+      expect((await query(direct, "SELECT * FROM kinds")).status).toBe(429);
+      await closed;
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+    }
+    expect(answer).toStartWith("HTTP/1.1 408 ");
+    const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4));
+    expect(body).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: "Request Timeout: the request body did not arrive within 1 s (limits.receive_timeout_ms): send the whole JSON-RPC message at once." },
+    });
     expect((await query(direct, "SELECT * FROM kinds")).status).toBe(200);
   });
 

@@ -124,6 +124,20 @@ describe("batches", () => {
     expect(response.status).toBe(400);
     expect((await response.json()).error).toEqual({ code: -32700, message: "Parse error: Invalid JSON" });
   });
+
+  test("a body cut off mid-way is a parse error saying so, not a server error", async () => {
+    const cut = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0",'));
+        controller.error(new Error("connection closed"));
+      },
+    });
+    const response = await built.app.handle(
+      new Request(`${BASE}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: cut }),
+    );
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toEqual({ code: -32700, message: "Parse error: the request body was cut off (the connection closed before it ended): send the whole message." });
+  });
 });
 
 describe("tool arguments and answers", () => {
