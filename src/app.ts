@@ -38,6 +38,8 @@ export interface AppDeps {
   validator: QueryValidator;
   /** The client's address as the server sees it (the socket's peer); absent in app.handle() tests. */
   peerAddress?: (request: Request) => string | null;
+  /** Starts a connection's keep-alive time once its response is handed over (ops/keep-alive.ts). */
+  handedOver?: (request: Request, bytesToSend: number) => void;
   /** Operations (ARCHITECTURE.md §11): readiness, metrics, and where finished-request events go. */
   ops?: AppOperations;
 }
@@ -76,6 +78,7 @@ export function createApp(deps: AppDeps): App {
     emit: (event) => deps.ops?.onRequest(event),
     route: (pathname) => routeLabel(pathname, slugs),
     client: clientOf,
+    handedOver: deps.handedOver,
   });
   const routes = new Elysia(ROUTER_OPTIONS)
     .onRequest(({ request }) => {

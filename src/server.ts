@@ -12,6 +12,7 @@ import type { Config } from "./config/types.ts";
 import { openReadOnly, readCatalog, type Catalog } from "./db/catalog.ts";
 import { QueryExecutor } from "./db/execute.ts";
 import { ConfigError } from "./errors.ts";
+import { idleSecondsAfter } from "./ops/keep-alive.ts";
 import { AppHolder } from "./ops/app-holder.ts";
 import { drain, type DrainResult } from "./ops/drain.ts";
 import { EventBus } from "./ops/events.ts";
@@ -54,6 +55,8 @@ export interface BuildOptions {
   workers?: number;
   /** The socket peer's address of a request (Bun.serve's requestIP). */
   peerAddress?: (request: Request) => string | null;
+  /** Starts a connection's keep-alive time once its response is handed over (ops/keep-alive.ts). */
+  handedOver?: (request: Request, bytesToSend: number) => void;
 }
 
 /** What lives as long as the process, across reloads. */
@@ -96,11 +99,18 @@ export async function startServer(config: Config, options: { workers?: number } 
   const server = Bun.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: holder.fetch,
-    // Large results stream for a while; the query time limit bounds the work, not this.
-    idleTimeout: 0,
+    // Bun's idle timeout runs while a request is handled and sent: off until it has been (keep-alive.ts).
+    fetch: (request, server) => {
+      server.timeout(request, 0);
+      return holder.fetch(request);
+    },
+    idleTimeout: config.limits.keepAliveSeconds,
   });
-  const build: BuildOptions = { ...options, peerAddress: (request) => server.requestIP(request)?.address ?? null };
+  const build: BuildOptions = {
+    ...options,
+    peerAddress: (request) => server.requestIP(request)?.address ?? null,
+    handedOver: (request, bytesToSend) => server.timeout(request, idleSecondsAfter(config.limits.keepAliveSeconds, bytesToSend)),
+  };
   // Port 0 means "any free port": a base_url still naming port 0 follows the real one.
   const listening = (c: Config): Config => ({ ...c, server: { ...c.server, baseUrl: c.server.baseUrl.replace(/:0$/, `:${server.port}`) } });
   let services: Services | undefined;
@@ -238,7 +248,7 @@ function assemble(config: Config, catalog: Catalog, services: Services, options:
   const ops = { readiness, metrics: services.metrics, onRequest: events.emit };
   // A reload that keeps the tables' shape keeps the validation workers (and skips their start-up).
   const validator = previous?.forCatalog(catalog, config.limits) ?? createQueryValidator(catalog, config.limits);
-  const app = createApp({ config, catalog, executor: services.executor, payments, version: VERSION, validator, peerAddress: options.peerAddress, ops });
+  const app = createApp({ config, catalog, executor: services.executor, payments, version: VERSION, validator, peerAddress: options.peerAddress, handedOver: options.handedOver, ops });
   return { app, catalog, config, validator };
 }
 

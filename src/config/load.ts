@@ -92,6 +92,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
       maxConcurrentPerClient: numberOr(limits, "max_concurrent_per_client", DEFAULTS.maxConcurrentPerClient),
       sendTimeoutMs: numberOr(limits, "send_timeout_ms", DEFAULTS.sendTimeoutMs),
       receiveTimeoutMs: numberOr(limits, "receive_timeout_ms", DEFAULTS.receiveTimeoutMs),
+      keepAliveSeconds: numberOr(limits, "keep_alive_seconds", DEFAULTS.keepAliveSeconds),
       mcpMaxRows: numberOr(limits, "mcp_max_rows", DEFAULTS.mcpMaxRows),
     },
     rpcUrls,

@@ -27,6 +27,7 @@ export const DEFAULTS = {
   maxConcurrentPerClient: 0,
   sendTimeoutMs: 60_000,
   receiveTimeoutMs: 10_000,
+  keepAliveSeconds: 75,
   mcpMaxRows: 1_000,
   dashboardsRoot: "./dashboards",
   metrics: false,
@@ -224,6 +225,9 @@ export const ConfigSchema = Type.Object(
           ),
           send_timeout_ms: Type.Optional(Count("longest a response waits for its client to read", 1, { default: DEFAULTS.sendTimeoutMs })),
           receive_timeout_ms: Type.Optional(Count("longest a request body (POST /mcp) may take to arrive", 1, { default: DEFAULTS.receiveTimeoutMs })),
+          keep_alive_seconds: Type.Optional(
+            Count("longest a connection may sit idle between requests", 1, { maximum: 255, default: DEFAULTS.keepAliveSeconds }),
+          ),
           mcp_max_rows: Type.Optional(Count("most rows one MCP query call may return", 1, { default: DEFAULTS.mcpMaxRows })),
         },
         closed,

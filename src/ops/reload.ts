@@ -19,6 +19,7 @@ export const NEEDS_RESTART: Setting[] = [
   { path: "limits.max_rows", read: (c) => c.limits.maxRows },
   { path: "limits.query_timeout_ms", read: (c) => c.limits.queryTimeoutMs },
   { path: "limits.send_timeout_ms", read: (c) => c.limits.sendTimeoutMs },
+  { path: "limits.keep_alive_seconds", read: (c) => c.limits.keepAliveSeconds },
 ];
 
 /** Settings a reload applies (reported by path when they change; values are never shown, some are secrets). */
@@ -74,6 +75,7 @@ export function planReload(running: Config, next: Config): ReloadPlan {
       maxRows: running.limits.maxRows,
       queryTimeoutMs: running.limits.queryTimeoutMs,
       sendTimeoutMs: running.limits.sendTimeoutMs,
+      keepAliveSeconds: running.limits.keepAliveSeconds,
     },
   };
   return { config, changed, needsRestart };

@@ -20,6 +20,11 @@ export interface RequestObserverOptions {
   /** The route label of a path (routes.ts). */
   route: (pathname: string) => string;
   client: (request: Request) => string | null;
+  /**
+   * Called once the response has been handed over with `bytesToSend` body bytes still to send, or
+   * once a streamed body has ended (0): the connection's keep-alive time starts (keep-alive.ts).
+   */
+  handedOver?: (request: Request, bytesToSend: number) => void;
 }
 
 export interface RequestObserver {
@@ -65,14 +70,22 @@ export function observeRequests(handler: (request: Request) => Response | Promis
         response = await handler(request);
       } catch (error) {
         finish(500, null, false);
+        options.handedOver?.(request, 0);
         throw error;
       }
       const counted = noted.counted;
       // The tracked body is the response's, possibly wrapped (e.g. compressed) after tracking: its
       // end (or cancel) ends the request. A clone would read a stream the client has abandoned.
       if (counted !== null && response.status === 200) {
-        counted.onEnd((bytes, complete) => finish(response.status, bytes, complete));
-      } else if (noted.completeBytes !== null && response.status === 200) {
+        counted.onEnd((bytes, complete) => {
+          finish(response.status, bytes, complete);
+          options.handedOver?.(request, 0);
+        });
+        return response;
+      }
+      // Any other body is handed over whole: a result's size is known, the others are small.
+      options.handedOver?.(request, response.status === 200 ? (noted.completeBytes ?? 0) : 0);
+      if (noted.completeBytes !== null && response.status === 200) {
         finish(200, noted.completeBytes, true);
       } else {
         sizeOf(response).then(

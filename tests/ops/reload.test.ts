@@ -36,7 +36,12 @@ describe("what a reload applies and what needs a restart", () => {
       ["limits.max_query_bytes", "limits.max_concurrent_per_client", "limits.mcp_max_rows", "limits.receive_timeout_ms"],
       [],
     ],
-    ["limits the workers started with", { limits: { max_rows: 5, query_timeout_ms: 5, send_timeout_ms: 5 } }, [], ["limits.max_rows", "limits.query_timeout_ms", "limits.send_timeout_ms"]],
+    [
+      "limits the workers and the listener started with",
+      { limits: { max_rows: 5, query_timeout_ms: 5, send_timeout_ms: 5, keep_alive_seconds: 5 } },
+      [],
+      ["limits.max_rows", "limits.query_timeout_ms", "limits.send_timeout_ms", "limits.keep_alive_seconds"],
+    ],
     ["the database", { database: { sqlite: "other.sqlite" } }, [], ["database.sqlite"]],
     ["the ledger", { ledger: { path: "other-ledger.sqlite" } }, [], ["ledger"]],
     ["the bind address, with the base URL that follows it", { server: { bind: "127.0.0.1:9999" } }, [], ["server.bind", "server.base_url"]],
@@ -53,7 +58,7 @@ describe("what a reload applies and what needs a restart", () => {
       server: { ...next.server, host: running.server.host, port: running.server.port, baseUrl: needsRestart.includes("server.base_url") ? running.server.baseUrl : next.server.baseUrl },
       database: running.database,
       ledger: running.ledger,
-      limits: { ...next.limits, maxRows: running.limits.maxRows, queryTimeoutMs: running.limits.queryTimeoutMs, sendTimeoutMs: running.limits.sendTimeoutMs },
+      limits: { ...next.limits, maxRows: running.limits.maxRows, queryTimeoutMs: running.limits.queryTimeoutMs, sendTimeoutMs: running.limits.sendTimeoutMs, keepAliveSeconds: running.limits.keepAliveSeconds },
     };
     expect(plan.config).toEqual(expected);
   });
