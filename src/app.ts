@@ -17,8 +17,9 @@ import { observeRequests } from "./ops/request-events.ts";
 import { routeLabel } from "./ops/routes.ts";
 import type { PaymentCore } from "./payment/core.ts";
 import { ClientConcurrency, clientAddressOf } from "./routes/client-limit.ts";
+import { RefusedPayments } from "./routes/refused-payments.ts";
 import { addCorsHeaders, preflightResponse } from "./routes/cors.ts";
-import { createMcpHandler } from "./mcp/server.ts";
+import { createMcpHandler, type Admission } from "./mcp/server.ts";
 import { dashboardRoutes } from "./routes/dashboards.ts";
 import { discoveryDocument } from "./routes/discovery.ts";
 import { handleQuery } from "./routes/query.ts";
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): App {
   const tables = createTableService(deps);
   const mcp = createMcpHandler({ config, catalog, queries, tables, version: deps.version });
   const perClient = new ClientConcurrency(config.limits.maxConcurrentPerClient);
+  const refusedPayments = new RefusedPayments(config.limits.maxRefusedPaymentsPerMinute);
   const clientOf = (request: Request) => clientAddressOf(request, deps.peerAddress?.(request) ?? null, config.server.trustProxy);
   const withCors = (request: Request, response: Response) => addCorsHeaders(response.headers, config.server.corsOrigins, request.headers.get("origin"));
   const slugs = new Set((config.dashboards?.entries ?? []).filter((entry) => entry.enabled).map((entry) => entry.slug));
@@ -101,19 +103,22 @@ export function createApp(deps: AppDeps): App {
     // Elysia gives a null parameter for a path segment that is not valid percent-encoding.
     .get("/api/table/:name", ({ params, request }) => {
       const name = params.name as string | null;
-      observer.factsOf(request).table = name === null ? null : (catalog.table(name)?.name ?? null);
-      return handleTable({ config, tables }, name, request);
+      const facts = observer.factsOf(request);
+      facts.table = name === null ? null : (catalog.table(name)?.name ?? null);
+      return handleTable({ config, tables }, name, request, refusedPayments.budgetOf(facts.client === undefined ? clientOf(request) : facts.client));
     })
     .get("/api/query", ({ request }) => {
       const facts = observer.factsOf(request);
       const client = facts.client === undefined ? clientOf(request) : facts.client;
-      return perClient.guard(client, (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track)));
+      const budget = refusedPayments.budgetOf(client);
+      return perClient.guard(client, (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track), budget));
     })
     // MCP (ARCHITECTURE.md §12): a POST is one JSON-RPC exchange, a query among them.
     .post("/mcp", ({ request }) => {
       const client = clientOf(request);
       // One query's slot before the body is read; a batch's further tool calls take theirs once counted.
-      return perClient.guard(client, () => mcp(request, (toolCalls, run) => (toolCalls > 1 ? perClient.guard(client, run, toolCalls - 1, 1) : run())));
+      const admit: Admission = (toolCalls, run) => (toolCalls > 1 ? perClient.guard(client, run, toolCalls - 1, 1) : run());
+      return perClient.guard(client, () => mcp(request, admit, refusedPayments.budgetOf(client)));
     })
     .get("/mcp", ({ request }) => mcp(request))
     .delete("/mcp", ({ request }) => mcp(request))

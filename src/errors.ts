@@ -127,6 +127,14 @@ export class MethodNotAllowedError extends Arrow402Error {
 /** 429 text/plain with Retry-After: this client already runs as many queries as it may (limits.max_concurrent_per_client). */
 export class TooManyRequestsError extends Arrow402Error {
   readonly status = 429;
+
+  constructor(
+    message: string,
+    /** Retry-After: when the client may expect room again. */
+    readonly retryAfterSeconds = 1,
+  ) {
+    super(message);
+  }
 }
 
 /** 503 text/plain: every query worker stayed busy for a whole query time limit; the client retries. */
@@ -167,7 +175,10 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof TableNotFoundError) {
     return Response.json({ error: error.message }, { status: 404 });
   }
-  if (error instanceof ServerBusyError || error instanceof TooManyRequestsError || error instanceof LedgerUnavailableError) {
+  if (error instanceof TooManyRequestsError) {
+    return new Response(error.message, { status: 429, headers: { ...TEXT, "retry-after": String(error.retryAfterSeconds) } });
+  }
+  if (error instanceof ServerBusyError || error instanceof LedgerUnavailableError) {
     return new Response(error.message, { status: error.status, headers: { ...TEXT, "retry-after": "1" } });
   }
   if (error instanceof MethodNotAllowedError) {

@@ -93,6 +93,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
       sendTimeoutMs: numberOr(limits, "send_timeout_ms", DEFAULTS.sendTimeoutMs),
       receiveTimeoutMs: numberOr(limits, "receive_timeout_ms", DEFAULTS.receiveTimeoutMs),
       keepAliveSeconds: numberOr(limits, "keep_alive_seconds", DEFAULTS.keepAliveSeconds),
+      maxRefusedPaymentsPerMinute: numberOr(limits, "max_refused_payments_per_minute", DEFAULTS.maxRefusedPaymentsPerMinute),
       mcpMaxRows: numberOr(limits, "mcp_max_rows", DEFAULTS.mcpMaxRows),
     },
     rpcUrls,

@@ -28,6 +28,7 @@ export const DEFAULTS = {
   sendTimeoutMs: 60_000,
   receiveTimeoutMs: 10_000,
   keepAliveSeconds: 75,
+  maxRefusedPaymentsPerMinute: 0,
   mcpMaxRows: 1_000,
   dashboardsRoot: "./dashboards",
   metrics: false,
@@ -222,6 +223,9 @@ export const ConfigSchema = Type.Object(
           max_query_bytes: Type.Optional(Count("longest SQL text accepted", 1, { default: DEFAULTS.maxQueryBytes })),
           max_concurrent_per_client: Type.Optional(
             Count("queries one client address may run at once (0: no limit)", 0, { default: DEFAULTS.maxConcurrentPerClient }),
+          ),
+          max_refused_payments_per_minute: Type.Optional(
+            Count("payments the facilitator may refuse per client address and minute (0: no limit)", 0, { default: DEFAULTS.maxRefusedPaymentsPerMinute }),
           ),
           send_timeout_ms: Type.Optional(Count("longest a response waits for its client to read", 1, { default: DEFAULTS.sendTimeoutMs })),
           receive_timeout_ms: Type.Optional(Count("longest a request body (POST /mcp) may take to arrive", 1, { default: DEFAULTS.receiveTimeoutMs })),

@@ -123,6 +123,8 @@ export interface Config {
     sendTimeoutMs: number;
     /** A request body (POST /mcp) that has not all arrived after this long is refused (408). */
     receiveTimeoutMs: number;
+    /** Facilitator refusals per client address and minute before its payments get 429; 0 means no limit. */
+    maxRefusedPaymentsPerMinute: number;
     /** A connection idle this long between requests is closed (ops/keep-alive.ts). */
     keepAliveSeconds: number;
     /** Most rows one MCP `query` call may return (a larger result is refused, never truncated). */

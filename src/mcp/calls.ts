@@ -10,6 +10,7 @@ import type { Config } from "../config/types.ts";
 import { describeTablePrices } from "../dashboards/prices.ts";
 import type { Catalog, TableInfo } from "../db/catalog.ts";
 import { parsePaymentPayload, type ExactPaymentPayload } from "../payment/payload.ts";
+import type { VerifyBudget } from "../payment/work.ts";
 import { requiresPayment } from "../service/pricing-view.ts";
 import type { QueryService } from "../service/query-service.ts";
 import type { TableService } from "../service/table-service.ts";
@@ -31,6 +32,8 @@ export interface ToolCall {
   /** `params._meta` of the request, where the payment travels. */
   meta: Record<string, unknown> | undefined;
   signal: AbortSignal;
+  /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
+  verifyBudget?: VerifyBudget;
 }
 
 /** The place a malformed payment is named in messages. */
@@ -80,6 +83,7 @@ export function createToolCalls(deps: ToolCallDeps) {
           return paymentOf(call.meta);
         },
         signal: call.signal,
+        verifyBudget: call.verifyBudget,
       });
       if (answer.kind === "payment-required") return paymentRequiredResult(answer.body, answer.settlement);
       return dataResult(answer.document, answer.receipt);
@@ -96,6 +100,7 @@ export function createToolCalls(deps: ToolCallDeps) {
           return paymentOf(call.meta);
         },
         signal: call.signal,
+        verifyBudget: call.verifyBudget,
         rowCap: {
           max: cap,
           refusal: (rows) =>

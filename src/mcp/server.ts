@@ -16,6 +16,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createToolCalls, mcpRowCap, type ToolCallDeps } from "./calls.ts";
 import { readBodyWithin } from "./request-body.ts";
+import type { VerifyBudget } from "../payment/work.ts";
 import { errorResult, PAYMENT_META } from "./results.ts";
 import { TOOL_NAMES, toolDefinitions, type ToolName } from "./tools.ts";
 
@@ -30,7 +31,7 @@ export interface McpDeps extends ToolCallDeps {
  */
 export type Admission = (toolCalls: number, run: () => Promise<Response>) => Promise<Response>;
 
-export type McpHandler = (request: Request, admit?: Admission) => Promise<Response>;
+export type McpHandler = (request: Request, admit?: Admission, verifyBudget?: VerifyBudget) => Promise<Response>;
 
 /**
  * The most tool calls one POST may carry. A JSON-RPC batch (MCP before 2025-06-18; the SDK takes
@@ -49,7 +50,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     `a PaymentRequired tool error; call again with a signed PaymentPayload in params._meta["${PAYMENT_META}"]. ` +
     `Larger results: GET ${deps.config.server.baseUrl}/api/query?query=<URL-encoded SQL> (Apache Arrow).`;
 
-  function newServer(httpSignal: AbortSignal): Server {
+  function newServer(httpSignal: AbortSignal, verifyBudget: VerifyBudget | undefined): Server {
     const server = new Server({ name: "arrow402", version: deps.version }, { capabilities: { tools: {} }, instructions });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -64,6 +65,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
           meta: request.params._meta as Record<string, unknown> | undefined,
           // The client went away (HTTP) or cancelled the call (MCP): nothing is settled for it.
           signal: AbortSignal.any([httpSignal, extra.signal]),
+          verifyBudget,
         });
       } catch (error) {
         return errorResult(error);
@@ -76,8 +78,8 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   const receiveTimeoutMs = deps.config.limits.receiveTimeoutMs;
   const maxCalls = perClient > 0 ? Math.min(MAX_TOOL_CALLS_PER_POST, perClient) : MAX_TOOL_CALLS_PER_POST;
 
-  async function exchange(request: Request, parsedBody: unknown): Promise<Response> {
-    const server = newServer(request.signal);
+  async function exchange(request: Request, parsedBody: unknown, verifyBudget: VerifyBudget | undefined): Promise<Response> {
+    const server = newServer(request.signal, verifyBudget);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -88,7 +90,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     }
   }
 
-  return async (request, admit = (_calls, run) => run()) => {
+  return async (request, admit = (_calls, run) => run(), verifyBudget) => {
     if (request.method !== "POST") return jsonRpcError(405, -32000, "This MCP server is stateless: send each JSON-RPC message as a POST to /mcp.", { allow: "POST" });
     // Read here (within the SDK's size bound and our time bound) to count the tool calls before any runs.
     const body = await readBodyWithin(request, DEFAULT_MAX_REQUEST_BODY_SIZE, receiveTimeoutMs);
@@ -110,7 +112,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
       const limit = perClient > 0 && perClient < MAX_TOOL_CALLS_PER_POST ? "limits.max_concurrent_per_client" : "arrow402's limit per POST";
       return jsonRpcError(400, -32600, `Invalid Request: this batch carries ${calls} tool calls, more than ${maxCalls} (${limit}): send at most ${maxCalls} per POST.`);
     }
-    return admit(Math.max(calls, 1), () => exchange(request, parsed));
+    return admit(Math.max(calls, 1), () => exchange(request, parsed, verifyBudget));
   };
 }
 

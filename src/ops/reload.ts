@@ -37,6 +37,7 @@ export const RELOADABLE: Setting[] = [
   { path: "limits.max_concurrent_per_client", read: (c) => c.limits.maxConcurrentPerClient },
   { path: "limits.mcp_max_rows", read: (c) => c.limits.mcpMaxRows },
   { path: "limits.receive_timeout_ms", read: (c) => c.limits.receiveTimeoutMs },
+  { path: "limits.max_refused_payments_per_minute", read: (c) => c.limits.maxRefusedPaymentsPerMinute },
   { path: "rpc_urls", read: (c) => c.rpcUrls },
   { path: "tokens", read: (c) => c.tokens },
   { path: "tables", read: (c) => c.tables },

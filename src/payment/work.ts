@@ -27,6 +27,15 @@ export interface PaidWork {
   executeEarly?: boolean;
   /** Aborted when the client has gone away: nothing is settled for a response nobody receives. */
   signal?: AbortSignal;
+  /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
+  verifyBudget?: VerifyBudget;
+}
+
+/** How many facilitator refusals a client may still cause: checked before /verify, told of each refusal. */
+export interface VerifyBudget {
+  /** Throws (429) when the client may not cause another /verify now. */
+  check(): void;
+  refused(): void;
 }
 
 /** The x402 SettleResponse, sent back in PAYMENT-RESPONSE (HTTP) or `_meta["x402/payment-response"]` (MCP). */

@@ -11,6 +11,7 @@ import { BadRequestError } from "../errors.ts";
 import type { Extensions } from "../payment/extensions.ts";
 import { requirementFor, type PaidResource } from "../payment/pricing.ts";
 import { PAYMENT_SIGNATURE, decodePaymentSignature } from "../payment/wire.ts";
+import type { VerifyBudget } from "../payment/work.ts";
 import type { QueryService } from "../service/query-service.ts";
 import { negotiateFormat } from "../formats/negotiate.ts";
 import type { BodyTracker } from "./client-limit.ts";
@@ -28,7 +29,7 @@ export interface QueryRouteDeps {
 }
 
 /** `track` follows a streamed body until it is sent (the per-client limit, client-limit.ts). */
-export async function handleQuery(deps: QueryRouteDeps, request: Request, track?: BodyTracker): Promise<Response> {
+export async function handleQuery(deps: QueryRouteDeps, request: Request, track?: BodyTracker, verifyBudget?: VerifyBudget): Promise<Response> {
   const url = new URL(request.url);
   const sql = readQueryParameter(url);
   const format = negotiateFormat(request.headers.get("accept"), readFormatParameter(url));
@@ -44,6 +45,7 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
       return header === null ? null : decodePaymentSignature(header);
     },
     signal: request.signal,
+    verifyBudget,
     // A request that carries a payment fitted; an unpaid one is quoted only if its paid retry will.
     beforeQuote: (resource: PaidResource, tags: PriceTag[], extensions: Extensions) => {
       const offers = tags

@@ -5,6 +5,7 @@
  */
 import { BadRequestError } from "../errors.ts";
 import { PAYMENT_SIGNATURE, decodePaymentSignature } from "../payment/wire.ts";
+import type { VerifyBudget } from "../payment/work.ts";
 import type { TableService } from "../service/table-service.ts";
 import type { Config } from "../config/types.ts";
 import { paymentRequiredResponse, paymentResponseHeaders } from "./x402-headers.ts";
@@ -15,7 +16,7 @@ export interface TableDeps {
 }
 
 /** `name` is null when the path segment is not valid percent-encoding. */
-export async function handleTable(deps: TableDeps, name: string | null, request: Request): Promise<Response> {
+export async function handleTable(deps: TableDeps, name: string | null, request: Request, verifyBudget?: VerifyBudget): Promise<Response> {
   if (name === null || name === undefined) {
     throw new BadRequestError("The table name in the path is not valid percent-encoding: encode it with encodeURIComponent");
   }
@@ -29,6 +30,7 @@ export async function handleTable(deps: TableDeps, name: string | null, request:
       return header === null ? null : decodePaymentSignature(header);
     },
     signal: request.signal,
+    verifyBudget,
   });
   if (answer.kind === "payment-required") return paymentRequiredResponse(answer.body, answer.settlement);
   return Response.json(answer.document, { headers: paymentResponseHeaders(answer.receipt) });

@@ -14,6 +14,7 @@ import type { Config, PriceTag } from "../config/types.ts";
 import type { QueryExecutor, QueryResult } from "../db/execute.ts";
 import { BadRequestError, TooManyRowsError } from "../errors.ts";
 import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
+import type { VerifyBudget } from "../payment/work.ts";
 import { queryExtensions, type Extensions } from "../payment/extensions.ts";
 import type { ExactPaymentPayload } from "../payment/payload.ts";
 import type { PaidResource, PaymentRequiredBody } from "../payment/pricing.ts";
@@ -48,6 +49,8 @@ export interface QueryRun {
    * quote knows the count, and a fixed-price query is counted before it is quoted or paid.
    */
   rowCap?: RowCap;
+  /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
+  verifyBudget?: VerifyBudget;
 }
 
 export interface RowCap {
@@ -135,6 +138,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         extensions,
         payload: payment,
         signal: request.signal,
+        verifyBudget: request.verifyBudget,
         countRows: async () => (counted = await countWithinLimit(query, cap)),
         executeEarly: executor.isSmall(query),
         // A result over the limits fails here, after /verify and before /settle: never charged.

@@ -11,6 +11,7 @@ import { TableNotFoundError } from "../errors.ts";
 import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
 import { metadataExtensions } from "../payment/extensions.ts";
 import type { ExactPaymentPayload } from "../payment/payload.ts";
+import type { VerifyBudget } from "../payment/work.ts";
 import type { PaymentRequiredBody } from "../payment/pricing.ts";
 import { priceTagView, requiresPayment } from "./pricing-view.ts";
 
@@ -26,6 +27,8 @@ export interface TableRequest {
   resourceUrl: string;
   payment: ExactPaymentPayload | null;
   signal?: AbortSignal;
+  /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
+  verifyBudget?: VerifyBudget;
 }
 
 export type TableDocument = ReturnType<typeof tableDocument>;
@@ -57,6 +60,7 @@ export function createTableService(deps: TableServiceDeps): TableService {
         extensions: metadataExtensions(),
         payload: request.payment,
         signal: request.signal,
+        verifyBudget: request.verifyBudget,
         execute: async () => null,
       });
       if (outcome.kind === "payment-required") return { kind: "payment-required", body: outcome.body, settlement: outcome.settlement };

@@ -2,14 +2,19 @@
  * Payments that must not go through, through the real listening server (ARCHITECTURE.md §6, §8): a
  * malformed header is 400 before any facilitator call; a tampered, misdirected, expired or
  * unfunded payment is 402; a failing facilitator is 500; a failed settlement is 402 with
- * PAYMENT-RESPONSE; a query failing after verification is 400. In every case nothing is charged
+ * PAYMENT-RESPONSE; a query failing after verification is 400; a client whose payments the
+ * facilitator keeps refusing is turned away before /verify. In every case nothing is charged
  * (balances read on chain), no data leaves, and no ledger row is written.
  */
 import { describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { getAddress, type Hex } from "viem";
 import { authorizeTransfer, startFacilitatorProxy } from "../../devnet/index.ts";
 import { type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
 import { decodeHeader, encodePayment, newPayer, paymentRequired, queryUrl, type Payer } from "../support/paying.ts";
+import { paymentRequiredOf, refusalOf } from "../mcp/support.ts";
 
 let sandbox: PaidSandbox;
 let server: PaidServer;
@@ -323,6 +328,48 @@ describe("a query that fails after a fixed-price payment was verified is 400 and
       await again();
     } finally {
       await target.stop();
+    }
+  });
+});
+
+describe("limits.max_refused_payments_per_minute", () => {
+  test("past it, a client's payments get 429 before any facilitator call, over HTTP and MCP; quotes and other clients go on", async () => {
+    const limited = await sandbox.serve({ limits: { max_refused_payments_per_minute: 2 }, server: { trust_proxy: "X-Forwarded-For" } });
+    const mcp = new Client({ name: "arrow402-tests", version: "1.0.0" });
+    try {
+      const url = queryUrl(limited.url, PER_ROW_SQL);
+      const client = { "x-forwarded-for": "198.51.100.7" };
+      const unfunded = await newPayer(sandbox.devnet, 0n);
+      for (let i = 0; i < 2; i++) expect((await expect402(await unfunded.fetch(url, { headers: client }), PER_ROW_SQL)).error).toContain("not verified");
+      expect(sandbox.proxy.counts.verify).toBe(2);
+
+      const refused = await unfunded.fetch(url, { headers: client });
+      expect(refused.status).toBe(429);
+      const retryAfter = Number(refused.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(await refused.text()).toBe(
+        `The facilitator refused 2 payments from this client within a minute, 2 being the most (limits.max_refused_payments_per_minute): retry in ${retryAfter} s with a payment from a funded wallet`,
+      );
+      // The same client over MCP: the paid call is refused the same way.
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${limited.url}/mcp`), { requestInit: { headers: client } }));
+      const args = { name: "query", arguments: { sql: PER_ROW_SQL } };
+      const payload = await unfunded.sign(paymentRequiredOf((await mcp.callTool(args)) as CallToolResult));
+      const paid = refusalOf((await mcp.callTool({ ...args, _meta: { "x402/payment": payload } })) as CallToolResult);
+      expect(paid.status).toBe(429);
+      expect(paid.error).toContain("limits.max_refused_payments_per_minute");
+      expect(sandbox.proxy.counts.verify).toBe(2);
+
+      // An unpaid request is still quoted; another client still pays.
+      expect((await fetch(url, { headers: client })).status).toBe(402);
+      const funded = await newPayer(sandbox.devnet, FUNDS);
+      expect((await funded.fetch(url, { headers: { "x-forwarded-for": "203.0.113.9" } })).status).toBe(200);
+      expect(sandbox.proxy.counts.verify).toBe(3);
+      // Only the funded purchase is in the ledger.
+      expect(limited.ledgerRows().map((row) => row.payer.toLowerCase())).toEqual([funded.address.toLowerCase()]);
+    } finally {
+      await mcp.close();
+      await limited.stop();
     }
   });
 });
