@@ -22,7 +22,8 @@ export const CONTINUE_FUNCTION = "arrow402_continue";
 
 /** `sql` with the WHERE expression at [start, end) guarded by CONTINUE_FUNCTION. */
 export function guardWhere(sql: string, start: number, end: number): string {
-  return `${sql.slice(0, start)}${CONTINUE_FUNCTION}() AND (${sql.slice(start, end)})${sql.slice(end)}`;
+  // The space: `WHERE(id > 1)` is valid SQL with none after WHERE.
+  return `${sql.slice(0, start)} ${CONTINUE_FUNCTION}() AND (${sql.slice(start, end)})${sql.slice(end)}`;
 }
 
 /** `sql` (no WHERE) with `WHERE arrow402_continue()` inserted where its FROM clause ends. */

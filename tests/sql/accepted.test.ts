@@ -38,6 +38,7 @@ const ACCEPTED: [string, string[] | "*"][] = [
   [W + "price > 100 -- the big ones\nORDER BY id", ["id"]],
   [W + "price > 100 /* x */ LIMIT 3", ["id"]],
   [W + "(price > 100)OR(volume > 20)ORDER BY id", ["id"]],
+  ["SELECT id FROM swaps WHERE(price > 100)", ["id"]],
   [W + "price >= 100 AND volume < 50", ["id"]],
   [W + "pair = 'ETH/USDC' OR pair == 'BTC/USDC'", ["id"]],
   [W + "pair != 'ETH/USDC'", ["id"]],
