@@ -110,21 +110,20 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     if ("kind" in passed) return passed;
     const { offer, offers } = passed;
 
-    // A client whose payments the facilitator keeps refusing causes no more /verify calls for a while.
-    work.verifyBudget?.check();
+    // A client whose payments the facilitator keeps refusing causes no more /verify calls for a while:
+    // each call takes a place in its budget, kept only if the payment is refused.
+    const giveBack = work.verifyBudget?.take();
     // The attempt is committed while the facilitator verifies: both are needed before /settle.
     const verification = deps.facilitator.verify(payload, offer.requirement);
-    verification.catch(() => {});
+    verification.then((verdict) => verdict.isValid && giveBack?.(), () => giveBack?.());
     /** The verdict, or the facilitator's failure (reported, then thrown). */
     const verdictOf = () =>
       verification.catch((error) => {
         emit({ type: "facilitator.error", endpoint: "verify", message: String((error as Error).message) });
         throw error;
       });
-    const notVerified = (verdict: { invalidReason: string; invalidMessage?: string }) => {
-      work.verifyBudget?.refused();
-      return required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
-    };
+    const notVerified = (verdict: { invalidReason: string; invalidMessage?: string }) =>
+      required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
     // A smart wallet's signature could not be checked here (local-checks.ts): nothing is written
     // or run for it before the facilitator has verified it.
     const checkedHere = signatureCheckedLocally(payload);

@@ -31,11 +31,13 @@ export interface PaidWork {
   verifyBudget?: VerifyBudget;
 }
 
-/** How many facilitator refusals a client may still cause: checked before /verify, told of each refusal. */
+/**
+ * How many facilitator refusals a client may still cause. Each /verify takes one place before it is
+ * sent (so a burst of calls in flight is bounded too) and gives it back unless it is refused.
+ */
 export interface VerifyBudget {
-  /** Throws (429) when the client may not cause another /verify now. */
-  check(): void;
-  refused(): void;
+  /** Takes a place, or throws (429) when none is left; returns the function that gives it back. */
+  take(): () => void;
 }
 
 /** The x402 SettleResponse, sent back in PAYMENT-RESPONSE (HTTP) or `_meta["x402/payment-response"]` (MCP). */

@@ -349,7 +349,7 @@ describe("limits.max_refused_payments_per_minute", () => {
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
       expect(await refused.text()).toBe(
-        `The facilitator refused 2 payments from this client within a minute, 2 being the most (limits.max_refused_payments_per_minute): retry in ${retryAfter} s with a payment from a funded wallet`,
+        `The facilitator refused or is checking 2 payments from this client within a minute, 2 being the most (limits.max_refused_payments_per_minute): retry in ${retryAfter} s with a payment from a funded wallet`,
       );
       // The same client over MCP: the paid call is refused the same way.
       await mcp.connect(new StreamableHTTPClientTransport(new URL(`${limited.url}/mcp`), { requestInit: { headers: client } }));

@@ -3,33 +3,38 @@ import { expect, test } from "bun:test";
 import { TooManyRequestsError } from "../../src/errors.ts";
 import { RefusedPayments } from "../../src/routes/refused-payments.ts";
 
-test("off (0) or without a client address: no allowance to check", () => {
+test("off (0) or without a client address: no budget", () => {
   expect(new RefusedPayments(0).budgetOf("198.51.100.7")).toBeUndefined();
   expect(new RefusedPayments(2).budgetOf(null)).toBeUndefined();
 });
 
-test("past the limit within a minute: 429 until the oldest refusal is a minute old; other addresses are apart", () => {
+test("every place taken (refused, or still being checked): 429 until the oldest is a minute old; other addresses are apart", () => {
   let now = 1_000_000;
   const limits = new RefusedPayments(2, () => now);
   const client = limits.budgetOf("198.51.100.7")!;
-  client.check();
-  client.refused();
+  client.take(); // refused: kept
   now += 10_000;
-  client.check();
-  client.refused();
+  client.take(); // still in flight: counts too, so a burst cannot pass
   now += 10_000;
   let refusal: unknown;
   try {
-    client.check();
+    client.take();
   } catch (error) {
     refusal = error;
   }
   expect(refusal).toBeInstanceOf(TooManyRequestsError);
   expect((refusal as TooManyRequestsError).retryAfterSeconds).toBe(40);
   expect((refusal as Error).message).toContain("retry in 40 s");
-  // Another address, and the same address in a later request, share nothing but the address.
-  expect(() => limits.budgetOf("203.0.113.9")!.check()).not.toThrow();
-  expect(() => limits.budgetOf("198.51.100.7")!.check()).toThrow(TooManyRequestsError);
+  expect(() => limits.budgetOf("203.0.113.9")!.take()).not.toThrow();
   now += 40_001;
-  expect(() => client.check()).not.toThrow();
+  expect(() => client.take()).not.toThrow();
+});
+
+test("a place given back (the payment was valid, or the facilitator failed) is free again at once", () => {
+  const limits = new RefusedPayments(1, () => 5_000_000);
+  const client = limits.budgetOf("198.51.100.7")!;
+  const giveBack = client.take();
+  expect(() => client.take()).toThrow(TooManyRequestsError);
+  giveBack();
+  expect(() => client.take()).not.toThrow();
 });
