@@ -79,17 +79,22 @@ export function observeRequests(handler: (request: Request) => Response | Promis
       if (counted !== null && response.status === 200) {
         counted.onEnd((bytes, complete) => {
           finish(response.status, bytes, complete);
-          options.handedOver?.(request, 0);
+          // The stream has ended, but its last chunk may not have been sent yet.
+          options.handedOver?.(request, counted.lastChunkBytes);
         });
         return response;
       }
-      // Any other body is handed over whole: a result's size is known, the others are small.
+      // Any other body is handed over whole. A result's size is known now; another body's once
+      // measured, and then its time to send is set again if it is still being sent.
       options.handedOver?.(request, response.status === 200 ? (noted.completeBytes ?? 0) : 0);
       if (noted.completeBytes !== null && response.status === 200) {
         finish(200, noted.completeBytes, true);
       } else {
         sizeOf(response).then(
-          (bytes) => finish(response.status, bytes, true),
+          (bytes) => {
+            finish(response.status, bytes, true);
+            if (bytes > 0) options.handedOver?.(request, bytes);
+          },
           () => finish(response.status, null, false),
         );
       }

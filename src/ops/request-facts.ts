@@ -64,6 +64,8 @@ export class RequestFacts {
 export class CountedBody {
   readonly stream: ReadableStream<Uint8Array>;
   private bytes = 0;
+  /** The size of the last chunk handed on: what may still be unsent when the body ends. */
+  lastChunkBytes = 0;
   private ended: boolean | null = null;
   private listener: ((bytes: number, complete: boolean) => void) | null = null;
 
@@ -79,6 +81,7 @@ export class CountedBody {
               this.end(true);
             } else {
               this.bytes += value.byteLength;
+              this.lastChunkBytes = value.byteLength;
               controller.enqueue(value);
             }
           } catch (error) {
