@@ -74,6 +74,11 @@ export function createApp(deps: AppDeps): App {
   const perClient = new ClientConcurrency(config.limits.maxConcurrentPerClient);
   const refusedPayments = new RefusedPayments(config.limits.maxRefusedPaymentsPerMinute);
   const clientOf = (request: Request) => clientAddressOf(request, deps.peerAddress?.(request) ?? null, config.server.trustProxy);
+  /** The client's address as the request observer read it on arrival, else read now. */
+  const observedClient = (request: Request) => {
+    const noted = observer.factsOf(request).client;
+    return noted === undefined ? clientOf(request) : noted;
+  };
   const withCors = (request: Request, response: Response) => addCorsHeaders(response.headers, config.server.corsOrigins, request.headers.get("origin"));
   const slugs = new Set((config.dashboards?.entries ?? []).filter((entry) => entry.enabled).map((entry) => entry.slug));
   const observer = observeRequests((request) => routes.fetch(request), {
@@ -105,11 +110,11 @@ export function createApp(deps: AppDeps): App {
       const name = params.name as string | null;
       const facts = observer.factsOf(request);
       facts.table = name === null ? null : (catalog.table(name)?.name ?? null);
-      return handleTable({ config, tables }, name, request, refusedPayments.budgetOf(facts.client === undefined ? clientOf(request) : facts.client));
+      return handleTable({ config, tables }, name, request, refusedPayments.budgetOf(observedClient(request)));
     })
     .get("/api/query", ({ request }) => {
       const facts = observer.factsOf(request);
-      const client = facts.client === undefined ? clientOf(request) : facts.client;
+      const client = observedClient(request);
       const budget = refusedPayments.budgetOf(client);
       return perClient.guard(client, (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track), budget));
     })
