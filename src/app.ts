@@ -16,7 +16,8 @@ import type { RequestEvent } from "./ops/events.ts";
 import { observeRequests } from "./ops/request-events.ts";
 import { routeLabel } from "./ops/routes.ts";
 import type { PaymentCore } from "./payment/core.ts";
-import { ClientConcurrency, clientAddressOf } from "./routes/client-limit.ts";
+import { ClientConcurrency, ClientCounts, clientAddressOf } from "./routes/client-limit.ts";
+import { clientKey } from "./routes/client-key.ts";
 import { RefusedPayments } from "./routes/refused-payments.ts";
 import { addCorsHeaders, preflightResponse } from "./routes/cors.ts";
 import { createMcpHandler, type Admission } from "./mcp/server.ts";
@@ -43,6 +44,8 @@ export interface AppDeps {
   handedOver?: (request: Request, bytesToSend: number) => void;
   /** Operations (ARCHITECTURE.md §11): readiness, metrics, and where finished-request events go. */
   ops?: AppOperations;
+  /** What clients hold against the per-client limits; the server passes the same one to every app it reloads. */
+  clientCounts?: ClientCounts;
 }
 
 export interface AppOperations extends OperationsEndpoints {
@@ -71,13 +74,18 @@ export function createApp(deps: AppDeps): App {
   const queries = createQueryService({ ...deps, validate: deps.validator.validate });
   const tables = createTableService(deps);
   const mcp = createMcpHandler({ config, catalog, queries, tables, version: deps.version });
-  const perClient = new ClientConcurrency(config.limits.maxConcurrentPerClient);
-  const refusedPayments = new RefusedPayments(config.limits.maxRefusedPaymentsPerMinute);
+  const counts = deps.clientCounts ?? new ClientCounts();
+  const perClient = new ClientConcurrency(config.limits.maxConcurrentPerClient, counts.running);
+  const refusedPayments = new RefusedPayments(config.limits.maxRefusedPaymentsPerMinute, Date.now, counts.refusedPayments);
   const clientOf = (request: Request) => clientAddressOf(request, deps.peerAddress?.(request) ?? null, config.server.trustProxy);
-  /** The client's address as the request observer read it on arrival, else read now. */
-  const observedClient = (request: Request) => {
+  /**
+   * What the per-client limits count the request's client by (routes/client-key.ts): its address as
+   * the request observer read it on arrival (else read now), or that address's IPv6 network.
+   */
+  const limitKeyOf = (request: Request) => {
     const noted = observer.factsOf(request).client;
-    return noted === undefined ? clientOf(request) : noted;
+    const address = noted === undefined ? clientOf(request) : noted;
+    return address === null ? null : clientKey(address, config.limits.clientIpv6Prefix);
   };
   const withCors = (request: Request, response: Response) => addCorsHeaders(response.headers, config.server.corsOrigins, request.headers.get("origin"));
   const slugs = new Set((config.dashboards?.entries ?? []).filter((entry) => entry.enabled).map((entry) => entry.slug));
@@ -110,17 +118,17 @@ export function createApp(deps: AppDeps): App {
       const name = params.name as string | null;
       const facts = observer.factsOf(request);
       facts.table = name === null ? null : (catalog.table(name)?.name ?? null);
-      return handleTable({ config, tables }, name, request, refusedPayments.budgetOf(observedClient(request)));
+      return handleTable({ config, tables }, name, request, refusedPayments.budgetOf(limitKeyOf(request)));
     })
     .get("/api/query", ({ request }) => {
       const facts = observer.factsOf(request);
-      const client = observedClient(request);
+      const client = limitKeyOf(request);
       const budget = refusedPayments.budgetOf(client);
       return perClient.guard(client, (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track), budget));
     })
     // MCP (ARCHITECTURE.md §12): a POST is one JSON-RPC exchange, a query among them.
     .post("/mcp", ({ request }) => {
-      const client = clientOf(request);
+      const client = limitKeyOf(request);
       // One query's slot before the body is read; a batch's further tool calls take theirs once counted.
       const admit: Admission = (toolCalls, run) => (toolCalls > 1 ? perClient.guard(client, run, toolCalls - 1, 1) : run());
       return perClient.guard(client, () => mcp(request, admit, refusedPayments.budgetOf(client)));

@@ -24,6 +24,7 @@ import { createPaymentCore } from "./payment/core.ts";
 import { createFacilitatorClient } from "./payment/facilitator.ts";
 import type { PaymentStore } from "./payment/store.ts";
 import { openPaymentStore } from "./payment/store/open.ts";
+import { ClientCounts } from "./routes/client-limit.ts";
 import { createQueryValidator, type QueryValidator } from "./sql/validator.ts";
 import { VERSION } from "./version.ts";
 
@@ -65,6 +66,8 @@ interface Services {
   store: PaymentStore;
   events: EventBus;
   metrics: Metrics;
+  /** What clients hold against the per-client limits: a reload changes the limits, not these. */
+  clientCounts: ClientCounts;
   draining: boolean;
   close(): Promise<void>;
 }
@@ -214,6 +217,7 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
     store,
     events,
     metrics,
+    clientCounts: new ClientCounts(),
     draining: false,
     close() {
       closed ??= (async () => {
@@ -248,7 +252,7 @@ function assemble(config: Config, catalog: Catalog, services: Services, options:
   const ops = { readiness, metrics: services.metrics, onRequest: events.emit };
   // A reload that keeps the tables' shape keeps the validation workers (and skips their start-up).
   const validator = previous?.forCatalog(catalog, config.limits) ?? createQueryValidator(catalog, config.limits);
-  const app = createApp({ config, catalog, executor: services.executor, payments, version: VERSION, validator, peerAddress: options.peerAddress, handedOver: options.handedOver, ops });
+  const app = createApp({ config, catalog, executor: services.executor, payments, version: VERSION, validator, peerAddress: options.peerAddress, handedOver: options.handedOver, ops, clientCounts: services.clientCounts });
   return { app, catalog, config, validator };
 }
 

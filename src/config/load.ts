@@ -94,6 +94,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
       receiveTimeoutMs: numberOr(limits, "receive_timeout_ms", DEFAULTS.receiveTimeoutMs),
       keepAliveSeconds: numberOr(limits, "keep_alive_seconds", DEFAULTS.keepAliveSeconds),
       maxRefusedPaymentsPerMinute: numberOr(limits, "max_refused_payments_per_minute", DEFAULTS.maxRefusedPaymentsPerMinute),
+      clientIpv6Prefix: numberOr(limits, "client_ipv6_prefix", DEFAULTS.clientIpv6Prefix),
       mcpMaxRows: numberOr(limits, "mcp_max_rows", DEFAULTS.mcpMaxRows),
     },
     rpcUrls,

@@ -29,6 +29,7 @@ export const DEFAULTS = {
   receiveTimeoutMs: 10_000,
   keepAliveSeconds: 75,
   maxRefusedPaymentsPerMinute: 0,
+  clientIpv6Prefix: 64,
   mcpMaxRows: 1_000,
   dashboardsRoot: "./dashboards",
   metrics: false,
@@ -226,6 +227,9 @@ export const ConfigSchema = Type.Object(
           ),
           max_refused_payments_per_minute: Type.Optional(
             Count("payments the facilitator may refuse per client address and minute (0: no limit)", 0, { default: DEFAULTS.maxRefusedPaymentsPerMinute }),
+          ),
+          client_ipv6_prefix: Type.Optional(
+            Count("bits of an IPv6 address that name one client for the per-client limits", 1, { maximum: 128, default: DEFAULTS.clientIpv6Prefix }),
           ),
           send_timeout_ms: Type.Optional(Count("longest a response waits for its client to read", 1, { default: DEFAULTS.sendTimeoutMs })),
           receive_timeout_ms: Type.Optional(Count("longest a request body (POST /mcp) may take to arrive", 1, { default: DEFAULTS.receiveTimeoutMs })),

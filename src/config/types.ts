@@ -125,6 +125,8 @@ export interface Config {
     receiveTimeoutMs: number;
     /** Facilitator refusals per client address and minute before its payments get 429; 0 means no limit. */
     maxRefusedPaymentsPerMinute: number;
+    /** The per-client limits count an IPv6 client by its network of this many bits (routes/client-key.ts). */
+    clientIpv6Prefix: number;
     /** A connection idle this long between requests is closed (ops/keep-alive.ts). */
     keepAliveSeconds: number;
     /** Most rows one MCP `query` call may return (a larger result is refused, never truncated). */

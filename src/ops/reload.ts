@@ -38,6 +38,7 @@ export const RELOADABLE: Setting[] = [
   { path: "limits.mcp_max_rows", read: (c) => c.limits.mcpMaxRows },
   { path: "limits.receive_timeout_ms", read: (c) => c.limits.receiveTimeoutMs },
   { path: "limits.max_refused_payments_per_minute", read: (c) => c.limits.maxRefusedPaymentsPerMinute },
+  { path: "limits.client_ipv6_prefix", read: (c) => c.limits.clientIpv6Prefix },
   { path: "rpc_urls", read: (c) => c.rpcUrls },
   { path: "tokens", read: (c) => c.tokens },
   { path: "tables", read: (c) => c.tables },

@@ -7,10 +7,22 @@
  */
 import { TooManyRequestsError } from "../errors.ts";
 
-export class ClientConcurrency {
-  private readonly running = new Map<string, number>();
+/**
+ * What clients hold and have been refused, by client key (client-key.ts). The server keeps one for
+ * its lifetime: a reload changes the limits, not what clients already hold or were refused.
+ */
+export class ClientCounts {
+  /** Queries running, per client. */
+  readonly running = new Map<string, number>();
+  /** When each place of a client's refused-payments budget was taken (refused-payments.ts). */
+  readonly refusedPayments = new Map<string, number[]>();
+}
 
-  constructor(private readonly max: number) {}
+export class ClientConcurrency {
+  constructor(
+    private readonly max: number,
+    private readonly running: Map<string, number> = new ClientCounts().running,
+  ) {}
 
   get enabled(): boolean {
     return this.max > 0;

@@ -16,12 +16,14 @@ const WINDOW_MS = 60_000;
 const SWEEP_AT = 10_000;
 
 export class RefusedPayments {
-  /** Each address's places taken within the last minute (when taken), oldest first. */
-  private readonly taken = new Map<string, number[]>();
-
+  /**
+   * @param taken each client's places taken within the last minute (when taken), oldest first;
+   *   kept across reloads (client-limit.ts ClientCounts).
+   */
   constructor(
     private readonly max: number,
     private readonly now: () => number = Date.now,
+    private readonly taken = new Map<string, number[]>(),
   ) {}
 
   /** The /verify budget of one request from `address`; none when the limit is off or the address unknown. */

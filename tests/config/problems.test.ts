@@ -24,6 +24,8 @@ const CASES: [string, unknown, string, string][] = [
   ["send timeout zero", minimal({ limits: { send_timeout_ms: 0 } }), "limits.send_timeout_ms", "at least 1"],
   ["receive timeout zero", minimal({ limits: { receive_timeout_ms: 0 } }), "limits.receive_timeout_ms", "at least 1"],
   ["keep-alive over Bun's bound", minimal({ limits: { keep_alive_seconds: 256 } }), "limits.keep_alive_seconds", "must be at most 255, got 256"],
+  ["IPv6 client prefix over 128 bits", minimal({ limits: { client_ipv6_prefix: 129 } }), "limits.client_ipv6_prefix", "must be at most 128, got 129"],
+  ["IPv6 client prefix zero", minimal({ limits: { client_ipv6_prefix: 0 } }), "limits.client_ipv6_prefix", "at least 1"],
   ["MCP row cap zero", minimal({ limits: { mcp_max_rows: 0 } }), "limits.mcp_max_rows", "at least 1"],
   ["MCP row cap not whole", minimal({ limits: { mcp_max_rows: "many" } }), "limits.mcp_max_rows", "write a whole number"],
   ["trust_proxy not a header name", minimal({ server: { trust_proxy: "X Forwarded For" } }), "server.trust_proxy", "not an HTTP header name"],

@@ -13,12 +13,14 @@ import { slowQuery } from "../support/slow-query.ts";
 let direct: RunningServer;
 let proxied: RunningServer;
 let pair: RunningServer;
+let dir: string;
+const tables = [{ name: "big" }, { name: "kinds" }];
+const limits = { max_concurrent_per_client: 1, query_timeout_ms: 20_000, receive_timeout_ms: 1_000 };
 
 beforeAll(async () => {
-  const { dir, db } = typesDatabaseWithBigTable(200_000);
-  db.close();
-  const tables = [{ name: "big" }, { name: "kinds" }];
-  const limits = { max_concurrent_per_client: 1, query_timeout_ms: 20_000, receive_timeout_ms: 1_000 };
+  const fixture = typesDatabaseWithBigTable(200_000);
+  fixture.db.close();
+  dir = fixture.dir;
   direct = await startServer(typesConfig(dir, { tables, limits }), { workers: 2 });
   proxied = await startServer(typesConfig(dir, { tables, limits, ledger: { path: "ledger2.sqlite" }, server: { bind: "127.0.0.1:0", trust_proxy: "X-Forwarded-For" } }), {
     workers: 2,
@@ -150,6 +152,31 @@ describe("trust_proxy", () => {
     // Another client behind the same proxy is served; the first client (even with a forged first hop) is not.
     expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "203.0.113.9" })).status).toBe(200);
     expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "10.0.0.1, 198.51.100.7" })).status).toBe(429);
+    // The same IPv4 client as a dual-stack proxy writes it.
+    expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "::ffff:198.51.100.7" })).status).toBe(429);
     expect((await running).status).toBe(200);
+  }, 30_000);
+
+  test("an IPv6 client is its /64 (limits.client_ipv6_prefix): another address of that network is the same client", async () => {
+    const running = query(proxied, slowQuery(3), { "x-forwarded-for": "2001:db8:0:1::7" });
+    await Bun.sleep(300);
+    const sameNetwork = await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "2001:db8:0:1:8f3a:11:2:9" });
+    expect(sameNetwork.status).toBe(429);
+    expect(await sameNetwork.text()).toContain("This client already has 1 query running");
+    expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "2001:db8:0:2::7" })).status).toBe(200);
+    expect((await running).status).toBe(200);
+    expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "2001:db8:0:1:8f3a:11:2:9" })).status).toBe(200);
+  }, 30_000);
+});
+
+describe("a reload changes the limits, not what clients hold", () => {
+  test("a query running across a SIGHUP reload still counts against its client", async () => {
+    const running = query(direct, slowQuery(4));
+    await Bun.sleep(300);
+    const outcome = direct.reload(() => typesConfig(dir, { tables, limits: { ...limits, receive_timeout_ms: 2_000 } }), "test");
+    expect(outcome).toMatchObject({ applied: true, changed: ["limits.receive_timeout_ms"] });
+    expect((await query(direct, "SELECT * FROM kinds")).status).toBe(429);
+    expect((await running).status).toBe(200);
+    expect((await query(direct, "SELECT * FROM kinds")).status).toBe(200);
   }, 30_000);
 });

@@ -1,6 +1,7 @@
 /** The per-client allowance of facilitator refusals (src/routes/refused-payments.ts), on a clock of its own. */
 import { expect, test } from "bun:test";
 import { TooManyRequestsError } from "../../src/errors.ts";
+import { ClientCounts } from "../../src/routes/client-limit.ts";
 import { RefusedPayments } from "../../src/routes/refused-payments.ts";
 
 test("off (0) or without a client address: no budget", () => {
@@ -37,4 +38,13 @@ test("a place given back (the payment was valid, or the facilitator failed) is f
   expect(() => client.take()).toThrow(TooManyRequestsError);
   giveBack();
   expect(() => client.take()).not.toThrow();
+});
+
+test("the refusals are the server's, not one config's: the app a reload builds sees them, under its own limit", () => {
+  const counts = new ClientCounts();
+  const now = () => 7_000_000;
+  new RefusedPayments(2, now, counts.refusedPayments).budgetOf("198.51.100.7")!.take();
+  const reloaded = (max: number) => new RefusedPayments(max, now, counts.refusedPayments).budgetOf("198.51.100.7")!;
+  expect(() => reloaded(1).take()).toThrow(TooManyRequestsError);
+  expect(() => reloaded(2).take()).not.toThrow();
 });
