@@ -19,9 +19,10 @@ export class ClientCounts {
 }
 
 export class ClientConcurrency {
+  /** @param running queries running per client; kept across reloads (ClientCounts). */
   constructor(
     private readonly max: number,
-    private readonly running: Map<string, number> = new ClientCounts().running,
+    private readonly running = new Map<string, number>(),
   ) {}
 
   get enabled(): boolean {
