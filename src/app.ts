@@ -80,9 +80,12 @@ export function createApp(deps: AppDeps): App {
   const clientOf = (request: Request) => clientAddressOf(request, deps.peerAddress?.(request) ?? null, config.server.trustProxy);
   /**
    * What the per-client limits count the request's client by (routes/client-key.ts): its address as
-   * the request observer read it on arrival (else read now), or that address's IPv6 network.
+   * the request observer read it on arrival (else read now), or that address's IPv6 network. None
+   * while both limits are off (the default), so the common path does no work for them.
    */
+  const limited = config.limits.maxConcurrentPerClient > 0 || config.limits.maxRefusedPaymentsPerMinute > 0;
   const limitKeyOf = (request: Request) => {
+    if (!limited) return null;
     const noted = observer.factsOf(request).client;
     const address = noted === undefined ? clientOf(request) : noted;
     return address === null ? null : clientKey(address, config.limits.clientIpv6Prefix);
