@@ -22,7 +22,7 @@ import type { PaymentEventSink, PaymentRefusal } from "./events.ts";
 import { sameJson } from "./json-equal.ts";
 import { PAYMENT_MESSAGES as MSG } from "./messages.ts";
 import type { ExactPaymentPayload } from "./payload.ts";
-import { findOffer, offersForQuery, type Offer, type OfferOptions } from "./pricing.ts";
+import { offersForQuery, type Offer, type OfferOptions } from "./pricing.ts";
 import type { PaymentRecord, PaymentStore } from "./store.ts";
 
 export interface RecordedPaymentsDeps {
@@ -46,17 +46,22 @@ export function samePayment(recordKey: string, recordSignedPayload: string, key:
 export function createRecordedPayments(deps: RecordedPaymentsDeps) {
   const emit = deps.onEvent ?? (() => {});
 
-  /** Whether the payment accepted a per-row priced offer (anything but a fixed price, for a query). */
-  const paidPerRow = (work: PaidWork, payload: ExactPaymentPayload) =>
-    work.query !== null && findOffer(offersForQuery(work.tags, null, deps.opts), payload.accepted) === undefined;
+  /**
+   * Whether a recorded payment for a query is held to the rows it paid for: unless it paid what one
+   * of the query's fixed offers costs now (same amount, asset, network and recipient), it was priced
+   * by its rows. Read from the record, never from the `accepted` presented again: the signature
+   * does not cover it, so a buyer could name the fixed offer to lift the row check.
+   */
+  const paidPerRow = (work: PaidWork, record: PaymentRecord) =>
+    work.query !== null && !offersForQuery(work.tags, null, deps.opts).some((offer) => paysFixedOffer(record, offer));
 
-  async function replay(work: PaidWork, payload: ExactPaymentPayload, record: PaymentRecord): Promise<PaymentOutcome> {
+  async function replay(work: PaidWork, record: PaymentRecord): Promise<PaymentOutcome> {
     if (record.resourceUrl !== work.resource.url) return deps.quote(work, "other-resource", MSG.otherResource);
     if (deps.now() > record.settledAt.getTime() + deps.maxTimeoutSeconds * 1000) {
       return deps.quote(work, "replay-expired", MSG.replayExpired(deps.maxTimeoutSeconds));
     }
     const rows = await work.execute();
-    if (paidPerRow(work, payload) && record.rows !== null && rows !== record.rows) {
+    if (paidPerRow(work, record) && record.rows !== null && rows !== record.rows) {
       const fresh = offersForQuery(work.tags, rows ?? 0, deps.opts);
       if (fresh.length === 0) return { kind: "free" };
       return deps.required(work, fresh, "rows-changed", MSG.replayRowsChanged(record.rows, rows ?? 0));
@@ -81,7 +86,7 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
     const settledAt = state.minedAt;
     const expired = deps.now() > settledAt.getTime() + deps.maxTimeoutSeconds * 1000;
     const rows = expired ? null : await work.execute();
-    const changed = rows !== null && paidPerRow(work, payload) && record.rows !== null && rows !== record.rows;
+    const changed = rows !== null && paidPerRow(work, record) && record.rows !== null && rows !== record.rows;
     const recordedRows = rows === null || changed ? record.rows : rows;
     const transaction = state.transaction;
     try {
@@ -106,9 +111,19 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
     async presentedAgain(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, record: PaymentRecord): Promise<PaymentOutcome> {
       // Same nonce, another signature or authorization: not this payment.
       if (!samePayment(record.paymentKey, record.signedPayload, key, payload)) return deps.quote(work, "nonce-used", MSG.nonceUsed);
-      return record.status === "settled" ? replay(work, payload, record) : resume(work, payload, key, paymentId, record);
+      return record.status === "settled" ? replay(work, record) : resume(work, payload, key, paymentId, record);
     },
   };
+}
+
+function paysFixedOffer(record: PaymentRecord, offer: Offer): boolean {
+  const { asset, network, payTo } = offer.requirement;
+  return (
+    offer.amount === record.amount &&
+    network === record.network &&
+    asset.toLowerCase() === record.asset.toLowerCase() &&
+    payTo.toLowerCase() === record.payTo.toLowerCase()
+  );
 }
 
 function settledFacts(work: PaidWork, record: PaymentRecord) {

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { PRICES, TOKEN_KEY, usePaidSandbox, type PaidSandbox, type PaidServer } from "../support/paid-server.ts";
-import { arrowResult, decodeHeader, newPayer, queryUrl } from "../support/paying.ts";
+import { arrowResult, decodeHeader, encodePayment, newPayer, paymentRequired, queryUrl } from "../support/paying.ts";
 
 let sandbox: PaidSandbox;
 let server: PaidServer;
@@ -58,6 +58,55 @@ describe("a per_row payment presented again", () => {
     }
     expect(await sandbox.devnet.balanceOf(payer.address)).toBe(paid);
     expect(server.ledgerRows().filter((row) => row.query === sql)).toHaveLength(1);
+  });
+});
+
+describe("a per_row payment presented again naming another offer", () => {
+  // `accepted` is not covered by the signature: a buyer can present a settled per_row payment again
+  // with `accepted` set to the table's fixed offer. What was paid is read from the ledger's record.
+  test("is still held to the rows it paid for (402 once rows were added), and a fixed-price payment is not", async () => {
+    const tag = (fields: Record<string, unknown>) => ({ pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, ...fields });
+    const both = await sandbox.serve({
+      tables: [{ name: "items", price_tags: [tag({ type: "per_row", amount_per_item: PRICES.perItem.config, is_default: true }), tag({ type: "fixed", amount: PRICES.flat.config })] }],
+    });
+    const db = new Database(sandbox.databasePath);
+    const write = async (sql: string) => {
+      await Bun.sleep(10);
+      db.run(sql);
+    };
+    try {
+      const sql = "SELECT id, name FROM items WHERE id > 196";
+      const url = queryUrl(both.url, sql);
+      const required = await paymentRequired(url);
+      const offers = required.accepts;
+      expect(offers.map((offer) => offer.amount).sort()).toEqual([String(4n * PRICES.perItem.units), String(PRICES.flat.units)].sort());
+      const payer = await newPayer(sandbox.devnet, FUNDS);
+      expect((await arrowResult(await payer.fetch(url))).rows).toHaveLength(4);
+      const perRow = decodeHeader(payer.signatures[0]!);
+      expect(perRow.accepted.amount).toBe(String(4n * PRICES.perItem.units));
+      const fixedOffer = offers.find((offer) => offer.amount === String(PRICES.flat.units))!;
+      const namingFixed = encodePayment({ ...perRow, accepted: fixedOffer });
+
+      await write("INSERT INTO items (id, name, price, category) VALUES (201, 'new-1', 1, 'a'), (202, 'new-2', 2, 'b')");
+      for (const signature of [payer.signatures[0]!, namingFixed]) {
+        const refused = await send(url, signature);
+        expect(refused.status).toBe(402);
+        expect((await refused.json()).resource.description).toEndWith(" - 6 rows");
+        expect(refused.headers.get("PAYMENT-RESPONSE")).toBeNull();
+      }
+
+      // A fixed-price payment of the same query is served again whatever its rows.
+      const fixedPayer = await newPayer(sandbox.devnet, FUNDS);
+      const fixedSignature = encodePayment(await fixedPayer.sign({ ...required, accepts: [fixedOffer] }));
+      expect((await arrowResult(await send(url, fixedSignature))).rows).toHaveLength(6);
+      await write("DELETE FROM items WHERE id > 200");
+      const again = await send(url, fixedSignature);
+      expect((await arrowResult(again)).rows).toHaveLength(4);
+    } finally {
+      await write("DELETE FROM items WHERE id > 200");
+      db.close();
+      await both.stop();
+    }
   });
 });
 
