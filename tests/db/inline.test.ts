@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
-import { InlineReader } from "../../src/db/inline.ts";
+import { INLINE_MAX_BYTES, InlineReader } from "../../src/db/inline.ts";
 import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
 import { validateQuery, type ValidatedQuery } from "../../src/sql/dialect.ts";
 import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
@@ -29,8 +29,11 @@ beforeAll(() => {
   // Too many rows to count within the inline budget.
   db.run("CREATE TABLE big (id INTEGER PRIMARY KEY, n INTEGER)");
   db.run("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 300000) INSERT INTO big SELECT i, i % 997 FROM s");
+  // Few rows, large values: 20 × 20 KB of text, 20 × 20 KB of blobs.
+  db.run("CREATE TABLE wide (id INTEGER PRIMARY KEY, body TEXT, data BLOB)");
+  db.run("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 20) INSERT INTO wide SELECT i, printf('%.*c', 20000, 'x'), zeroblob(20000) FROM s");
   db.close();
-  const tables = ["kinds", "items", "cheap_items", "broken", "item_names", "named_kinds", "view_of_view", "big"];
+  const tables = ["kinds", "items", "cheap_items", "broken", "item_names", "named_kinds", "view_of_view", "big", "wide"];
   const config = typesConfig(dir, { tables: tables.map((name) => ({ name, description: name })) });
   const catalogDb = openReadOnly(path);
   const catalog: Catalog = readCatalog(catalogDb, config.tables).catalog;
@@ -104,4 +107,27 @@ test("a query whose count overran its budget is read by a worker without trying 
   // Another query (text) of the same table is still tried.
   expect(reader.read(validate("SELECT id, n FROM big WHERE id <= 3 AND n >= 0"))!.rows).toBe(3);
   expect(reader.stats.budgetedRuns).toBe(before.budgetedRuns + 3);
+});
+
+describe("a LIMIT bounds the rows, not their size: rows holding more than INLINE_MAX_BYTES go to a worker", () => {
+  test.each([
+    ["SELECT * FROM wide LIMIT 20"], // ~800 KB of text and blobs
+    ["SELECT body FROM wide WHERE id > 0 LIMIT 20"], // ~400 KB of text
+    ["SELECT data FROM wide WHERE id > 0 LIMIT 20"], // ~400 KB of blobs
+  ])("%s", (sql) => {
+    const query = validate(sql);
+    expect(reader.worthTrying(query)).toBe(true);
+    expect(reader.read(query)).toBeNull();
+    // Known too large from then on: not read here again, nor run early as a small query.
+    expect(reader.worthTrying(query)).toBe(false);
+    expect(reader.eligible(query)).toBe(false);
+  });
+
+  test("within it, the same rows are read here", () => {
+    const read = reader.read(validate("SELECT id, body FROM wide LIMIT 10"));
+    expect(read?.rows).toBe(10);
+    expect(10 * 20_000).toBeLessThan(INLINE_MAX_BYTES);
+    const table = tableFromIPC(read!.chunks[0]!);
+    expect(table.getChild("body")!.get(9)).toBe("x".repeat(20_000));
+  });
 });
