@@ -96,6 +96,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
       maxRefusedPaymentsPerMinute: numberOr(limits, "max_refused_payments_per_minute", DEFAULTS.maxRefusedPaymentsPerMinute),
       clientIpv6Prefix: numberOr(limits, "client_ipv6_prefix", DEFAULTS.clientIpv6Prefix),
       mcpMaxRows: numberOr(limits, "mcp_max_rows", DEFAULTS.mcpMaxRows),
+      mcpMaxBytes: numberOr(limits, "mcp_max_bytes", DEFAULTS.mcpMaxBytes),
     },
     rpcUrls,
     tokens: tokens.tokens,

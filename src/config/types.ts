@@ -131,6 +131,8 @@ export interface Config {
     keepAliveSeconds: number;
     /** Most rows one MCP `query` call may return (a larger result is refused, never truncated). */
     mcpMaxRows: number;
+    /** Most bytes (of the Arrow result) one MCP `query` call may return (a larger result is refused). */
+    mcpMaxBytes: number;
   };
   /** JSON-RPC endpoints by chain id (built-in defaults included), to confirm settlements on chain. */
   rpcUrls: Record<number, string>;

@@ -174,18 +174,27 @@ export class QueryExecutor {
 
   /**
    * Runs the query to the end and keeps the bytes (priced per row before delivery). Nothing is
-   * sent before the end, so a result over max_rows needs no count first: the scan finds it.
+   * sent before the end, so a result over max_rows needs no count first: the scan finds it. Null
+   * once the result is found to be over `maxBytes` (a transport's cap): the read is stopped there.
    */
-  async collect(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): Promise<BufferedResult> {
+  async collect(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT, maxBytes = Number.POSITIVE_INFINITY): Promise<BufferedResult | null> {
     const version = this.inline.dataVersion();
     let result = this.kept(query, format, version) ?? this.readInline(query, format) ?? (await this.start(query, false, format));
     if (!("complete" in result)) {
       const chunks: Uint8Array[] = [];
-      for await (const chunk of result.body) chunks.push(chunk);
+      let bytes = 0;
+      for await (const chunk of result.body) {
+        chunks.push(chunk);
+        bytes += chunk.byteLength;
+        // Leaving the loop cancels the body, which stops its workers.
+        if (bytes > maxBytes) return null;
+      }
       result = { complete: chunks, rows: rowsOfBody(result.body) ?? 0 };
     }
+    const bytes = result.complete.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+    if (bytes > maxBytes) return null;
     const { complete: chunks, rows } = this.results.put(query, format, version, result);
-    return { chunks, rows, bytes: chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0) };
+    return { chunks, rows, bytes };
   }
 
   private async start(query: ValidatedQuery, countFirst: boolean, format: OutputFormat): Promise<QueryResult> {

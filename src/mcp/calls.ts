@@ -101,7 +101,7 @@ export function createToolCalls(deps: ToolCallDeps) {
         },
         signal: call.signal,
         verifyBudget: call.verifyBudget,
-        rowCap: {
+        answerCap: {
           max: cap,
           refusal: (rows) =>
             `The result has ${rows} rows, more than the ${cap} one MCP call may return (limits.mcp_max_rows); nothing was charged. ` +
@@ -111,6 +111,11 @@ export function createToolCalls(deps: ToolCallDeps) {
             `This table is sold at a fixed price per query: over MCP, a query of it needs a LIMIT of at most ${cap} ` +
             `(limits.mcp_max_rows), so that its size does not depend on the data; nothing was charged. ` +
             `Or download the whole result as Apache Arrow over HTTP (paid the same way, with x402): GET ${resourceUrl}`,
+          maxBytes: config.limits.mcpMaxBytes,
+          tooLarge:
+            `The result is larger than the ${config.limits.mcpMaxBytes} bytes (as Apache Arrow) one MCP call may return (limits.mcp_max_bytes); nothing was charged. ` +
+            `Select fewer or narrower columns, add a WHERE condition or a smaller LIMIT, or download the whole result as Apache Arrow over HTTP ` +
+            `(paid the same way, with x402): GET ${resourceUrl}`,
         },
       });
       if (answer.kind === "payment-required") return paymentRequiredResult(answer.body, answer.settlement);

@@ -36,6 +36,7 @@ export const RELOADABLE: Setting[] = [
   { path: "limits.max_query_bytes", read: (c) => c.limits.maxQueryBytes },
   { path: "limits.max_concurrent_per_client", read: (c) => c.limits.maxConcurrentPerClient },
   { path: "limits.mcp_max_rows", read: (c) => c.limits.mcpMaxRows },
+  { path: "limits.mcp_max_bytes", read: (c) => c.limits.mcpMaxBytes },
   { path: "limits.receive_timeout_ms", read: (c) => c.limits.receiveTimeoutMs },
   { path: "limits.max_refused_payments_per_minute", read: (c) => c.limits.maxRefusedPaymentsPerMinute },
   { path: "limits.client_ipv6_prefix", read: (c) => c.limits.clientIpv6Prefix },

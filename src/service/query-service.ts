@@ -44,21 +44,27 @@ export interface QueryRun {
   /** Called before an unpaid request on a paid table is quoted (the HTTP binding checks its retry will fit). */
   beforeQuote?: (resource: PaidResource, tags: PriceTag[], extensions: Extensions) => void;
   /**
-   * A transport's own cap on the rows of one answer (MCP: `limits.mcp_max_rows`), below max_rows.
-   * A larger result is refused, never truncated, and always before any payment is taken: a per_row
-   * quote knows the count, and a fixed-price query is counted before it is quoted or paid.
+   * A transport's own cap on one answer (MCP: `limits.mcp_max_rows`, below max_rows, and
+   * `limits.mcp_max_bytes`). A larger result is refused, never truncated, and never charged: its
+   * rows before any payment is taken (a per_row quote knows the count, and a fixed-price query is
+   * counted before it is quoted or paid), its bytes once read, before settlement.
    */
-  rowCap?: RowCap;
+  answerCap?: AnswerCap;
   /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
   verifyBudget?: VerifyBudget;
 }
 
-export interface RowCap {
+export interface AnswerCap {
+  /** The most rows. */
   max: number;
   /** The refusal's message for a result of `rows` rows: what to do instead. */
   refusal(rows: number): string;
   /** The refusal's message for a query of a table sold per query whose LIMIT does not bound it. */
   needsLimit: string;
+  /** The most bytes of the encoded result (Arrow over MCP). */
+  maxBytes: number;
+  /** The refusal's message for a result over `maxBytes`: what to do instead. */
+  tooLarge: string;
 }
 
 export type QueryAnswer =
@@ -73,13 +79,13 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
   const { config, executor } = deps;
 
   /** Refuses a result of `rows` rows when it is over max_rows or the transport's cap. */
-  function checkRows(rows: number, cap: RowCap | undefined): void {
+  function checkRows(rows: number, cap: AnswerCap | undefined): void {
     if (rows > config.limits.maxRows) throw new TooManyRowsError(rows, config.limits.maxRows);
     if (cap !== undefined && rows > cap.max) throw new BadRequestError(cap.refusal(rows));
   }
 
   /** The per_row quote's row count; a result over the limits would be refused once paid, so it is refused now. */
-  async function countWithinLimit(query: ValidatedQuery, cap: RowCap | undefined): Promise<number> {
+  async function countWithinLimit(query: ValidatedQuery, cap: AnswerCap | undefined): Promise<number> {
     const rows = await executor.count(query);
     checkRows(rows, cap);
     return rows;
@@ -91,15 +97,16 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
    * count would say for nothing how many rows any WHERE matches, which is the data it sells; such
    * a query needs a LIMIT within the cap instead. A per_row quote states its count anyway.
    */
-  async function checkCap(query: ValidatedQuery, cap: RowCap | undefined): Promise<void> {
+  async function checkCap(query: ValidatedQuery, cap: AnswerCap | undefined): Promise<void> {
     if (cap === undefined || (query.limit !== null && query.limit <= cap.max)) return;
     if (soldPerQuery(query.table.config.priceTags)) throw new BadRequestError(cap.needsLimit);
     await countWithinLimit(query, cap);
   }
 
   /** The whole result, refused if it is over the limits (the data may have changed since a count). */
-  async function collectWithinLimit(query: ValidatedQuery, cap: RowCap | undefined, format: OutputFormat): Promise<{ result: QueryResult; rows: number }> {
-    const buffered = await executor.collect(query, format);
+  async function collectWithinLimit(query: ValidatedQuery, cap: AnswerCap | undefined, format: OutputFormat): Promise<{ result: QueryResult; rows: number }> {
+    const buffered = await executor.collect(query, format, cap?.maxBytes);
+    if (buffered === null) throw new BadRequestError(cap!.tooLarge);
     checkRows(buffered.rows, cap);
     return { result: { complete: buffered.chunks, rows: buffered.rows }, rows: buffered.rows };
   }
@@ -112,7 +119,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       const format = request.format ?? DEFAULT_FORMAT;
       const data = (result: QueryResult, receipt: SettlementReceipt | null): QueryAnswer => ({ kind: "data", table, format, result, receipt });
       const tags = query.table.config.priceTags;
-      const cap = request.rowCap;
+      const cap = request.answerCap;
       await checkCap(query, cap);
       // Under a cap the whole (small) result is read and checked; otherwise it streams.
       const deliver = async () => (cap === undefined ? executor.stream(query, format) : (await collectWithinLimit(query, cap, format)).result);

@@ -26,6 +26,7 @@ const CASES: [string, unknown, string, string][] = [
   ["keep-alive over Bun's bound", minimal({ limits: { keep_alive_seconds: 256 } }), "limits.keep_alive_seconds", "must be at most 255, got 256"],
   ["IPv6 client prefix over 128 bits", minimal({ limits: { client_ipv6_prefix: 129 } }), "limits.client_ipv6_prefix", "must be at most 128, got 129"],
   ["IPv6 client prefix zero", minimal({ limits: { client_ipv6_prefix: 0 } }), "limits.client_ipv6_prefix", "at least 1"],
+  ["MCP byte cap zero", minimal({ limits: { mcp_max_bytes: 0 } }), "limits.mcp_max_bytes", "at least 1"],
   ["MCP row cap zero", minimal({ limits: { mcp_max_rows: 0 } }), "limits.mcp_max_rows", "at least 1"],
   ["MCP row cap not whole", minimal({ limits: { mcp_max_rows: "many" } }), "limits.mcp_max_rows", "write a whole number"],
   ["trust_proxy not a header name", minimal({ server: { trust_proxy: "X Forwarded For" } }), "server.trust_proxy", "not an HTTP header name"],

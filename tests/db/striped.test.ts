@@ -182,11 +182,18 @@ describe("a whole-table scan on two workers", () => {
   });
 
   test("a buffered (paid) read gets the same rows and their count", async () => {
-    const result = await two.collect(validated("SELECT * FROM dense"));
+    const result = (await two.collect(validated("SELECT * FROM dense")))!;
     expect(result.rows).toBe(100_000);
     expect(rowsOf(tableFromIPC(new Uint8Array(await new Blob(result.chunks as BlobPart[]).arrayBuffer())))).toEqual(
       sqliteValues(path, "SELECT * FROM dense", { safeIntegers: true }),
     );
+  });
+
+  test("a buffered read over a transport's byte cap stops there (null), and its workers serve the next query", async () => {
+    expect(await two.collect(validated("SELECT * FROM dense"), formatNamed("arrow")!, 200_000)).toBeNull();
+    const next = (await two.collect(validated("SELECT * FROM dense"), formatNamed("arrow")!, 100_000_000))!;
+    expect(next.rows).toBe(100_000);
+    expect(next.bytes).toBeGreaterThan(200_000);
   });
 
   test("ranges are read without safeIntegers, and again with it where a number could be inexact", async () => {

@@ -184,6 +184,30 @@ describe("refusals move nothing", () => {
     }
   });
 
+  test("mcp_max_bytes: a paid result larger than that is refused once read, after /verify and before /settle: nothing charged", async () => {
+    const small = await sandbox.serve({ limits: { mcp_max_rows: CAP, mcp_max_bytes: 600 } });
+    const session = await connectMcp(small.url);
+    try {
+      const payer = await newPayer(sandbox.devnet, FUNDS);
+      const before = { payer: await sandbox.devnet.balanceOf(payer.address), ledger: small.ledgerRows().length };
+      const sql = "SELECT id, name FROM items WHERE id <= 40";
+      const { required, paid } = await callPaying(session, payer.sign, "query", { sql });
+      expect(required.accepts[0]!.amount).toBe(String(40n * PRICES.perItem.units));
+      const refused = refusalOf(paid);
+      expect(refused.status).toBe(400);
+      expect(refused.error).toStartWith("The result is larger than the 600 bytes (as Apache Arrow) one MCP call may return (limits.mcp_max_bytes); nothing was charged.");
+      expect(refused.error).toEndWith(`GET ${queryUrl(small.url, sql)}`);
+      expect(receiptOf(paid)).toBeUndefined();
+      expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+      expect({ payer: await sandbox.devnet.balanceOf(payer.address), ledger: small.ledgerRows().length }).toEqual(before);
+      // Within it, served.
+      expect((await session.call("query", { sql: "SELECT id FROM kinds LIMIT 2" })).isError).toBeFalsy();
+    } finally {
+      await session.close();
+      await small.stop();
+    }
+  });
+
   test("mcp_max_rows: a larger result is refused, never truncated, with the exact HTTP URL, before any payment", async () => {
     const payer = await newPayer(sandbox.devnet, FUNDS);
     const before = await snapshot(payer);

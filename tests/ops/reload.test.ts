@@ -32,11 +32,12 @@ describe("what a reload applies and what needs a restart", () => {
     ["dashboards", { dashboards: { entries: [{ slug: "k", title: "K", table: "kinds" }] } }, ["dashboards"], []],
     [
       "limits a reload can change",
-      { limits: { max_query_bytes: 100, max_concurrent_per_client: 2, mcp_max_rows: 10, receive_timeout_ms: 10, max_refused_payments_per_minute: 3, client_ipv6_prefix: 48 } },
+      { limits: { max_query_bytes: 100, max_concurrent_per_client: 2, mcp_max_rows: 10, receive_timeout_ms: 10, max_refused_payments_per_minute: 3, client_ipv6_prefix: 48, mcp_max_bytes: 4096 } },
       [
         "limits.max_query_bytes",
         "limits.max_concurrent_per_client",
         "limits.mcp_max_rows",
+        "limits.mcp_max_bytes",
         "limits.receive_timeout_ms",
         "limits.max_refused_payments_per_minute",
         "limits.client_ipv6_prefix",
