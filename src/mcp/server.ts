@@ -11,7 +11,6 @@
  * travels in `params._meta`, which the tool call reads as given.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createToolCalls, mcpRowCap, type ToolCallDeps } from "./calls.ts";
@@ -40,6 +39,16 @@ export type McpHandler = (request: Request, admit?: Admission, verifyBudget?: Ve
  * many calls, and each counts as one query for `limits.max_concurrent_per_client`.
  */
 export const MAX_TOOL_CALLS_PER_POST = 8;
+
+/**
+ * The largest POST body: room for a batch of MAX_TOOL_CALLS_PER_POST queries of `max_query_bytes`
+ * each (twice that, for JSON escapes) plus 64 KiB for the envelope and payments. Parsing and
+ * checking a body costs the HTTP thread ~0.15 ms per KiB (the SDK's 4 MiB took ~0.6 s), so the
+ * bound follows what a call can use, not the SDK's default.
+ */
+export function mcpMaxBodyBytes(maxQueryBytes: number): number {
+  return 64 * 1024 + MAX_TOOL_CALLS_PER_POST * 2 * maxQueryBytes;
+}
 
 export function createMcpHandler(deps: McpDeps): McpHandler {
   const tools = toolDefinitions(deps.config);
@@ -76,6 +85,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
 
   const perClient = deps.config.limits.maxConcurrentPerClient;
   const receiveTimeoutMs = deps.config.limits.receiveTimeoutMs;
+  const maxBodyBytes = mcpMaxBodyBytes(deps.config.limits.maxQueryBytes);
   const maxCalls = perClient > 0 ? Math.min(MAX_TOOL_CALLS_PER_POST, perClient) : MAX_TOOL_CALLS_PER_POST;
 
   async function exchange(request: Request, parsedBody: unknown, verifyBudget: VerifyBudget | undefined): Promise<Response> {
@@ -92,9 +102,14 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
 
   return async (request, admit = (_calls, run) => run(), verifyBudget) => {
     if (request.method !== "POST") return jsonRpcError(405, -32000, "This MCP server is stateless: send each JSON-RPC message as a POST to /mcp.", { allow: "POST" });
-    // Read here (within the SDK's size bound and our time bound) to count the tool calls before any runs.
-    const body = await readBodyWithin(request, DEFAULT_MAX_REQUEST_BODY_SIZE, receiveTimeoutMs);
-    if (body.kind === "too-large") return jsonRpcError(413, -32000, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+    // Read here (within our size and time bounds) to count the tool calls before any runs.
+    const body = await readBodyWithin(request, maxBodyBytes, receiveTimeoutMs);
+    if (body.kind === "too-large") {
+      const message =
+        `Payload Too Large: a request body must not exceed ${maxBodyBytes} bytes (room for ${MAX_TOOL_CALLS_PER_POST} queries of limits.max_query_bytes): ` +
+        "send fewer tool calls per POST, or shorter arguments.";
+      return jsonRpcError(413, -32000, message);
+    }
     if (body.kind === "too-slow") {
       const seconds = receiveTimeoutMs / 1000;
       const message = `Request Timeout: the request body did not arrive within ${seconds} s (limits.receive_timeout_ms): send the whole JSON-RPC message at once.`;

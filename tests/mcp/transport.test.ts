@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { MAX_TOOL_CALLS_PER_POST } from "../../src/mcp/server.ts";
+import { MAX_TOOL_CALLS_PER_POST, mcpMaxBodyBytes } from "../../src/mcp/server.ts";
 import { buildApp, type BuiltApp } from "../../src/server.ts";
 import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
 import { connectMcp, paymentRequiredOf, refusalOf, textOf, type McpSession } from "./support.ts";
@@ -81,15 +81,11 @@ describe("Streamable HTTP, stateless", () => {
   });
 });
 
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-03-26" };
+
 /** JSON-RPC messages as one batch POST (MCP before 2025-06-18). */
 function batch(messages: unknown[]) {
-  return built.app.handle(
-    new Request(`${BASE}/mcp`, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-03-26" },
-      body: JSON.stringify(messages),
-    }),
-  );
+  return built.app.handle(new Request(`${BASE}/mcp`, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(messages) }));
 }
 
 const queryCall = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "query", arguments: { sql: `SELECT id FROM kinds WHERE id = ${id}` } } });
@@ -114,6 +110,27 @@ describe("batches", () => {
       jsonrpc: "2.0",
       error: { code: -32600, message: `Invalid Request: this batch carries ${MAX_TOOL_CALLS_PER_POST + 1} tool calls, more than ${MAX_TOOL_CALLS_PER_POST} (arrow402's limit per POST): send at most ${MAX_TOOL_CALLS_PER_POST} per POST.` },
       id: null,
+    });
+  });
+
+  test("a batch of the most calls with the longest SQL fits the body limit; a body past it is 413 before it is parsed", async () => {
+    const maxQueryBytes = 16_384; // the default of limits.max_query_bytes
+    // The longest accepted text, with quotes JSON escapes: each call as long as a call can be.
+    const longSql = (id: number) => `SELECT id FROM kinds WHERE id = ${id} OR label = '${'"'.repeat(maxQueryBytes - 60)}'`;
+    const calls = Array.from({ length: MAX_TOOL_CALLS_PER_POST }, (_, i) => ({ ...queryCall(i + 1), params: { name: "query", arguments: { sql: longSql(i + 1) } } }));
+    const body = JSON.stringify(calls);
+    expect(body.length).toBeGreaterThan(MAX_TOOL_CALLS_PER_POST * 2 * (maxQueryBytes - 60));
+    const answered = await built.app.handle(new Request(`${BASE}/mcp`, { method: "POST", headers: MCP_HEADERS, body }));
+    expect(answered.status).toBe(200);
+    expect(((await answered.json()) as unknown[]).length).toBe(MAX_TOOL_CALLS_PER_POST);
+
+    const limit = mcpMaxBodyBytes(maxQueryBytes);
+    const tooLarge = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_tables", arguments: { padding: "x".repeat(limit) } } });
+    const refused = await built.app.handle(new Request(`${BASE}/mcp`, { method: "POST", headers: MCP_HEADERS, body: tooLarge }));
+    expect(refused.status).toBe(413);
+    expect((await refused.json()).error).toEqual({
+      code: -32000,
+      message: `Payload Too Large: a request body must not exceed ${limit} bytes (room for ${MAX_TOOL_CALLS_PER_POST} queries of limits.max_query_bytes): send fewer tool calls per POST, or shorter arguments.`,
     });
   });
 
@@ -144,6 +161,7 @@ describe("tool arguments and answers", () => {
   test.each([
     ["query", {}, "The query tool takes {\"sql\": \"SELECT ... FROM <table> ...\"}"],
     ["query", { sql: "SELECT id FROM kinds", limit: 5 }, "The query tool takes"],
+    ["query", Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i])), "(arguments has 5000 properties)"],
     ["query", { sql: 42 }, "The query tool takes"],
     ["describe_table", {}, 'The describe_table tool takes {"name": "<table>"}'],
     ["list_tables", { all: true }, "The list_tables tool takes no arguments"],
