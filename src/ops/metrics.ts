@@ -64,7 +64,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   if (sources.splitScans) registry.add(new Gauge("arrow402_split_scans_total", "Scans of a whole table (filtered or not) read by two workers at once.", sources.splitScans, "counter"));
   if (sources.spillBytes) registry.add(new Gauge("arrow402_spill_bytes", "Bytes of stalled readers' responses waiting in spill files.", sources.spillBytes));
   if (sources.resultCacheHits) registry.add(new Gauge("arrow402_result_cache_hits_total", "Queries answered with the bytes of an earlier answer (same query, format and data).", sources.resultCacheHits, "counter"));
-  if (sources.resultCacheBytes) registry.add(new Gauge("arrow402_result_cache_bytes", "Bytes of small results kept to answer repeated queries.", sources.resultCacheBytes));
+  if (sources.resultCacheBytes) registry.add(new Gauge("arrow402_result_cache_bytes", "Bytes of small results kept to answer repeated queries, with what their entries cost (keys, queries).", sources.resultCacheBytes));
   registry.add(new Gauge("process_resident_memory_bytes", "Resident memory size in bytes.", () => process.memoryUsage.rss()));
 
   function observe(event: OpsEvent): void {

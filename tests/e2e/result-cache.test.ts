@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
 import { SNAPSHOT_MS } from "../../src/db/inline.ts";
-import { RESULT_CACHE_ENTRY_BYTES } from "../../src/db/result-cache.ts";
+import { entryOverhead, RESULT_CACHE_BYTES, RESULT_CACHE_ENTRY_BYTES } from "../../src/db/result-cache.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { scrape } from "../ops/support.ts";
 import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
@@ -109,5 +109,26 @@ describe.each(["delete", "wal"] as const)("repeated queries, %s journal", (journ
     const before = await hits(server);
     expect(await answer(server, sql)).toEqual(first);
     expect(await hits(server)).toBe(before);
+  });
+});
+
+describe("what the cache holds is bounded by what its entries cost, not only by their results' bytes", () => {
+  let server: RunningServer;
+  let writer: Database;
+  beforeAll(async () => ({ server, writer } = await serverOver("wal")));
+  afterAll(async () => {
+    writer.close();
+    await server.stop();
+  });
+
+  test("empty results of long, distinct texts fill it to its bound, and no further", async () => {
+    const gauge = async () => (await scrape(server.url)).value("arrow402_result_cache_bytes", {}) ?? Number.NaN;
+    // ~15 KB texts that match no row: 0 bytes of NDJSON each, and ~60 KB of key and query each.
+    const padding = "x".repeat(15_000);
+    const sql = (n: number) => `SELECT id FROM kinds WHERE id = 0 AND label = '${n}${padding}'`;
+    for (let n = 0; n < 320; n++) expect((await answer(server, sql(n), "ndjson")).byteLength).toBe(0);
+    const held = await gauge();
+    expect(held).toBeLessThanOrEqual(RESULT_CACHE_BYTES);
+    expect(held).toBeGreaterThan(RESULT_CACHE_BYTES - 2 * entryOverhead(`ndjson\n${sql(0)}`));
   });
 });
