@@ -22,6 +22,15 @@ export function encodeHeaderJson(value: unknown): string {
   return Buffer.from(JSON.stringify(value), "utf8").toString("base64");
 }
 
+/**
+ * The request's `PAYMENT-SIGNATURE`, or null. A HEAD request never pays: HEAD is safe (RFC 9110
+ * §9.3.2) and settling is not, and it would deliver no body for the money. Its header is not read,
+ * and it gets the headers an unpaid GET gets (a 402 with PAYMENT-REQUIRED on a paid resource).
+ */
+export function paymentSignatureOf(request: Request): string | null {
+  return request.method === "HEAD" ? null : request.headers.get(PAYMENT_SIGNATURE);
+}
+
 /** Decodes and validates a `PAYMENT-SIGNATURE` header; BadRequestError (400) saying what is wrong. */
 export function decodePaymentSignature(header: string): ExactPaymentPayload {
   let decoded: unknown;

@@ -10,7 +10,7 @@ import type { Config, PriceTag } from "../config/types.ts";
 import { BadRequestError } from "../errors.ts";
 import type { Extensions } from "../payment/extensions.ts";
 import { requirementFor, type PaidResource } from "../payment/pricing.ts";
-import { PAYMENT_SIGNATURE, decodePaymentSignature } from "../payment/wire.ts";
+import { decodePaymentSignature, paymentSignatureOf } from "../payment/wire.ts";
 import type { VerifyBudget } from "../payment/work.ts";
 import type { QueryService } from "../service/query-service.ts";
 import { negotiateFormat } from "../formats/negotiate.ts";
@@ -34,7 +34,7 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
   const sql = readQueryParameter(url);
   const format = negotiateFormat(request.headers.get("accept"), readFormatParameter(url));
   if (format instanceof Error) throw format;
-  const header = request.headers.get(PAYMENT_SIGNATURE);
+  const header = paymentSignatureOf(request);
   const pathAndQuery = url.pathname + url.search;
   const answer = await deps.queries.run({
     sql,

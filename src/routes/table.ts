@@ -4,7 +4,7 @@
  * paid) or the 402.
  */
 import { BadRequestError } from "../errors.ts";
-import { PAYMENT_SIGNATURE, decodePaymentSignature } from "../payment/wire.ts";
+import { decodePaymentSignature, paymentSignatureOf } from "../payment/wire.ts";
 import type { VerifyBudget } from "../payment/work.ts";
 import type { TableService } from "../service/table-service.ts";
 import type { Config } from "../config/types.ts";
@@ -21,7 +21,7 @@ export async function handleTable(deps: TableDeps, name: string | null, request:
     throw new BadRequestError("The table name in the path is not valid percent-encoding: encode it with encodeURIComponent");
   }
   const url = new URL(request.url);
-  const header = request.headers.get(PAYMENT_SIGNATURE);
+  const header = paymentSignatureOf(request);
   const answer = await deps.tables.describe({
     name,
     resourceUrl: deps.config.server.baseUrl + url.pathname + url.search,

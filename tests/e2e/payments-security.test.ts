@@ -110,6 +110,29 @@ describe("a per_row payment presented again naming another offer", () => {
   });
 });
 
+describe("HEAD never pays", () => {
+  test("a HEAD carrying a valid payment gets the unpaid 402's headers; nothing is verified, settled or recorded, and the payment still buys the GET", async () => {
+    sandbox.resetProxy();
+    const sql = "SELECT id, name FROM items WHERE id <= 3";
+    const url = queryUrl(server.url, sql);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const signature = encodePayment(await payer.sign(await paymentRequired(url)));
+    const head = await fetch(url, { method: "HEAD", headers: { "PAYMENT-SIGNATURE": signature } });
+    expect(head.status).toBe(402);
+    expect(decodeHeader(head.headers.get("PAYMENT-REQUIRED")).accepts[0].amount).toBe(String(3n * PRICES.perItem.units));
+    expect(head.headers.get("PAYMENT-RESPONSE")).toBeNull();
+    const tableHead = await fetch(`${server.url}/api/table/items`, { method: "HEAD", headers: { "PAYMENT-SIGNATURE": signature } });
+    expect(tableHead.status).toBe(402);
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
+    expect(await sandbox.devnet.balanceOf(payer.address)).toBe(FUNDS);
+    expect(server.ledgerRows().filter((row) => row.query === sql)).toHaveLength(0);
+
+    const paid = await send(url, signature);
+    expect((await arrowResult(paid)).rows).toHaveLength(3);
+    expect(await sandbox.devnet.balanceOf(payer.address)).toBe(FUNDS - 3n * PRICES.perItem.units);
+  });
+});
+
 describe("free because empty", () => {
   test("with a writer appending rows every 2 ms, no unpaid request receives a row of the paid table", async () => {
     const tag = { type: "per_row", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount_per_item: PRICES.perItem.config };
