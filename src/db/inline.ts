@@ -286,9 +286,11 @@ export class InlineReader {
 function rowsWithin(stmt: Statement, maxBytes: number): unknown[][] | null {
   const rows: unknown[][] = [];
   let bytes = 0;
-  // Output names are unique (the dialect rejects duplicates), so a row object's values are its columns in order.
+  // Output names are unique (the dialect rejects duplicates). Read by name, in the statement's
+  // order: Object.values would put integer-like names ("0", "1990") first.
+  const names = stmt.columnNames;
   for (const record of stmt.iterate() as Iterable<Record<string, unknown>>) {
-    const row = Object.values(record);
+    const row = names.map((name) => record[name]);
     for (const value of row) {
       if (typeof value === "string") bytes += value.length;
       else if (value instanceof Uint8Array) bytes += value.byteLength;

@@ -123,6 +123,17 @@ describe("a LIMIT bounds the rows, not their size: rows holding more than INLINE
     expect(reader.eligible(query)).toBe(false);
   });
 
+  test("columns keep their order whatever their names, integer-like ones included", () => {
+    const read = reader.read(validate('SELECT id AS "1", body AS "b", data AS "0" FROM wide WHERE id <= 2 LIMIT 2'));
+    expect(read?.rows).toBe(2);
+    const table = tableFromIPC(read!.chunks[0]!);
+    expect(table.schema.fields.map((field) => field.name)).toEqual(["1", "b", "0"]);
+    expect(table.toArray().map((row) => [Number(row["1"]), (row.b as string).length, (row["0"] as Uint8Array).byteLength])).toEqual([
+      [1, 20_000, 20_000],
+      [2, 20_000, 20_000],
+    ]);
+  });
+
   test("within it, the same rows are read here", () => {
     const read = reader.read(validate("SELECT id, body FROM wide LIMIT 10"));
     expect(read?.rows).toBe(10);
