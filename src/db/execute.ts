@@ -21,7 +21,7 @@ import { ResultCache } from "./result-cache.ts";
 import { StripedScan, StripePlanner } from "./striped.ts";
 import { WorkerPool, type WorkerSlot } from "./pool.ts";
 import { BATCH_ROWS, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from "./protocol.ts";
-import { ResultStream, rowsOfBody, workerError, type QueryResult } from "./result-stream.ts";
+import { ResultStream, ResultTooLarge, rowsOfBody, workerError, type QueryResult } from "./result-stream.ts";
 
 export type { QueryResult } from "./result-stream.ts";
 
@@ -179,7 +179,15 @@ export class QueryExecutor {
    */
   async collect(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT, maxBytes = Number.POSITIVE_INFINITY): Promise<BufferedResult | null> {
     const version = this.inline.dataVersion();
-    let result = this.kept(query, format, version) ?? this.readInline(query, format) ?? (await this.start(query, false, format));
+    const capped = Number.isFinite(maxBytes) ? maxBytes : null;
+    let result: QueryResult;
+    try {
+      result = this.kept(query, format, version) ?? this.readInline(query, format) ?? (await this.start(query, false, format, capped));
+    } catch (error) {
+      // The worker stopped at the cap: the values alone were over it.
+      if (error instanceof ResultTooLarge) return null;
+      throw error;
+    }
     if (!("complete" in result)) {
       const chunks: Uint8Array[] = [];
       let bytes = 0;
@@ -197,12 +205,14 @@ export class QueryExecutor {
     return { chunks, rows, bytes };
   }
 
-  private async start(query: ValidatedQuery, countFirst: boolean, format: OutputFormat): Promise<QueryResult> {
+  /** `maxBytes`: a transport's cap, which the worker stops at (RunJob.maxBytes). */
+  private async start(query: ValidatedQuery, countFirst: boolean, format: OutputFormat, maxBytes: number | null = null): Promise<QueryResult> {
     const slot = await this.pool.acquire(this.limits.queryTimeoutMs, this.lanes.laneOf(query));
-    const job = { query, limits: this.limits, countFirst, format: format.name, sending: this.sending };
+    const job = { query, limits: this.limits, countFirst, format: format.name, sending: this.sending, maxBytes };
     const run = (worker: WorkerSlot) => new RunningQuery(this.pool, worker, this.nextId++, job).started;
-    // Only a format whose batches can be joined may be read by two workers (formats/registry.ts).
-    const plan = format.concatenable ? this.stripes.plan(query) : null;
+    // Only a format whose batches can be joined may be read by two workers (formats/registry.ts);
+    // a capped answer is small, and read by one.
+    const plan = format.concatenable && maxBytes === null ? this.stripes.plan(query) : null;
     if (plan === null) return run(slot);
     return new StripedScan({
       pool: this.pool,
@@ -232,6 +242,8 @@ interface QueryJob {
   /** The output format's name (formats/registry.ts). */
   format: string;
   sending: SendingOptions;
+  /** A transport's cap (RunJob.maxBytes), or null. */
+  maxBytes: number | null;
 }
 
 class RunningQuery extends ResultStream {
@@ -268,6 +280,7 @@ class RunningQuery extends ResultStream {
       format: job.format,
       maxRows: limits.maxRows,
       batchRows: BATCH_ROWS,
+      maxBytes: job.maxBytes,
     } satisfies ToWorker);
   }
 

@@ -52,6 +52,11 @@ export interface RunJob {
   format: string;
   maxRows: number;
   batchRows: number;
+  /**
+   * A transport's cap on the answer (MCP): the read stops once its rows hold more than this many
+   * characters of text and bytes of blobs (fewer than the encoded result's bytes); null: none.
+   */
+  maxBytes: number | null;
 }
 
 export interface CountJob {
@@ -112,7 +117,7 @@ export type FromWorker =
    * names its rowid. Built only now because it costs a parse, and misfits are rare.
    */
   | { type: "misfit"; id: number; seq?: number }
-  | { type: "error"; id: number; status: 400 | 500; message: string; fit?: FitFailure; tooMany?: { rows: number; max: number } };
+  | { type: "error"; id: number; status: 400 | 500; message: string; fit?: FitFailure; tooMany?: { rows: number; max: number }; tooLarge?: true };
 
 export interface FitFailure {
   table: string;

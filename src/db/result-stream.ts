@@ -143,7 +143,11 @@ export abstract class ResultStream {
   }
 }
 
+/** A read stopped at its transport's byte cap (RunJob.maxBytes): the caller refuses the answer. */
+export class ResultTooLarge extends Error {}
+
 export function workerError(msg: Extract<FromWorker, { type: "error" }>): Error {
+  if (msg.tooLarge) return new ResultTooLarge(msg.message);
   if (msg.fit) return new ValueDoesNotFitError(msg.fit.table, msg.fit.column, msg.fit.rowid, msg.fit.detail);
   if (msg.tooMany) return new TooManyRowsError(msg.tooMany.rows, msg.tooMany.max);
   return msg.status === 400 ? new BadRequestError(msg.message) : new ServerError(msg.message);

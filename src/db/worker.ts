@@ -128,7 +128,9 @@ async function runQuery(job: RunJob): Promise<void> {
     // build than values()' arrays. The encoder reads column i under SQLite's i-th output name;
     // those are unique (the dialect rejects duplicates), so keyed rows lose nothing.
     let batch: Row[] = [];
+    let valueBytes = 0;
     for (const record of stmt.iterate() as Iterable<Row>) {
+      if (job.maxBytes !== null && (valueBytes += bytesOfValues(record)) > job.maxBytes) throw tooLarge(job.maxBytes);
       batch.push(record);
       if (batch.length === job.batchRows) {
         pending.push(await encodeBatch(job, encoder, batch, total));
@@ -287,14 +289,28 @@ function overLimit(job: RunJob, seen: number): QueryError {
   return tooManyRows(job.countSql ? countRows(job.countSql) : seen, job.maxRows);
 }
 
+/** Characters of text and bytes of blobs in a row: no more than what encoding it adds. */
+function bytesOfValues(record: Row): number {
+  let bytes = 0;
+  for (const value of Object.values(record)) {
+    if (typeof value === "string") bytes += value.length;
+    else if (value instanceof Uint8Array) bytes += value.byteLength;
+  }
+  return bytes;
+}
+
+function tooLarge(maxBytes: number): QueryError {
+  return Object.assign(new QueryError(400, `the result holds more than ${maxBytes} bytes of values`), { tooLarge: true as const });
+}
+
 function tooManyRows(rows: number, max: number): QueryError {
   return Object.assign(new QueryError(400, new TooManyRowsError(rows, max).message), { tooMany: { rows, max } });
 }
 
 function errorMessage(id: number, error: unknown): FromWorker {
   if (error instanceof QueryError) {
-    const { fit, tooMany } = error as QueryError & { fit?: FitFailure; tooMany?: { rows: number; max: number } };
-    return { type: "error", id, status: error.status, message: error.message, fit, tooMany };
+    const { fit, tooMany, tooLarge } = error as QueryError & { fit?: FitFailure; tooMany?: { rows: number; max: number }; tooLarge?: true };
+    return { type: "error", id, status: error.status, message: error.message, fit, tooMany, tooLarge };
   }
   // An SQLite error caused by the query itself is the client's to fix (ARCHITECTURE.md §8).
   return { type: "error", id, ...sqliteErrorReply(error) };

@@ -27,6 +27,8 @@ beforeAll(() => {
   db.run("CREATE TABLE shadowed (rowid INTEGER, _rowid_ INTEGER, oid INTEGER)");
   db.run("CREATE TABLE empty (id INTEGER PRIMARY KEY)");
   db.run("CREATE VIEW many_view AS SELECT * FROM many");
+  // 40 rows of 10,000 characters; row 35's n is text in an INTEGER column, which no format accepts.
+  db.run("CREATE TABLE wide (id INTEGER PRIMARY KEY, n INTEGER, v TEXT)");
   db.transaction(() => {
     // Exactly max_rows rows, rowids 1..100: the span proves the limit holds.
     for (let i = 1; i <= MAX_ROWS; i++) db.run("INSERT INTO dense VALUES (?, ?)", [i, `d${i}`]);
@@ -34,6 +36,7 @@ beforeAll(() => {
     for (let i = 0; i < 60; i++) db.run("INSERT INTO sparse VALUES (?, ?)", [i * 170 - 5_000, `s${i}`]);
     for (let i = 1; i <= 250; i++) db.run("INSERT INTO many VALUES (?, ?)", [i, `m${i}`]);
     for (let i = 1; i <= 150; i++) db.run("INSERT INTO shadowed VALUES (?, ?, ?)", [i, i, i]);
+    for (let i = 1; i <= 40; i++) db.run("INSERT INTO wide VALUES (?, ?, ?)", [i, i === 35 ? "x" : i, "v".repeat(10_000)]);
   })();
   db.close();
   const config = resolveConfig(
@@ -41,7 +44,7 @@ beforeAll(() => {
       database: { sqlite: path },
       ledger: { path: join(dir, "ledger.sqlite") },
       limits: { max_rows: MAX_ROWS },
-      tables: ["dense", "sparse", "many", "shadowed", "empty", "many_view"].map((name) => ({ name })),
+      tables: ["dense", "sparse", "many", "shadowed", "empty", "many_view", "wide"].map((name) => ({ name })),
     },
     { baseDir: dir, env: {} },
   );
@@ -98,5 +101,16 @@ describe("buffered results (paid queries)", () => {
     ["SELECT * FROM shadowed", 150],
   ])("%s is refused with the exact count %d", async (sql, rows) => {
     await expect(executor.collect(validated(sql))).rejects.toThrow(refusal(rows));
+  });
+});
+
+describe("a transport's byte cap (MCP: limits.mcp_max_bytes)", () => {
+  test("the worker stops reading once the values pass it: rows past it are never read", async () => {
+    // Uncapped, the read reaches row 35 and fails there.
+    await expect(executor.collect(validated("SELECT * FROM wide"))).rejects.toThrow("rowid 35 does not fit");
+    // Capped at ~10 rows' worth, it stops long before.
+    expect(await executor.collect(validated("SELECT * FROM wide"), undefined, 100_000)).toBeNull();
+    // The worker is free again: the next query is answered.
+    expect((await executor.collect(validated("SELECT id FROM wide WHERE id <= 3")))!.rows).toBe(3);
   });
 });
