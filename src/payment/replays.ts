@@ -9,7 +9,7 @@
  * - Settling (the answer of /settle was lost, or the process died): the chain is asked (chain.ts).
  *   Transferred: the attempt becomes settled, and the buyer gets the data under the rules above
  *   (within maxTimeoutSeconds of the settlement, per_row only for the rows paid for), with no second
- *   transfer. Cancelled or spent otherwise: the attempt is removed. Unused or unproven: the payment
+ *   transfer; a query that fails now is answered with its failure once the transfer is recorded. Cancelled or spent otherwise: the attempt is removed. Unused or unproven: the payment
  *   is tried again as that same attempt, which is never deleted by this request (an earlier
  *   /settle may still land).
  *
@@ -85,7 +85,10 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
     // attempt was for under the rules of any settled payment presented again (`replay`).
     const settledAt = state.minedAt;
     const expired = deps.now() > settledAt.getTime() + deps.maxTimeoutSeconds * 1000;
-    const rows = expired ? null : await work.execute();
+    // A query that fails now (a limit of this transport, the time limit) does not undo the transfer:
+    // it is recorded first, then the failure is answered.
+    let failure: unknown = null;
+    const rows = expired ? null : await work.execute().catch((error: unknown) => ((failure = error), null));
     const changed = rows !== null && paidPerRow(work, record) && record.rows !== null && rows !== record.rows;
     const recordedRows = rows === null || changed ? record.rows : rows;
     const transaction = state.transaction;
@@ -98,6 +101,7 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
       throw new ServerError(`The payment was settled (transaction ${transaction}) but could not be recorded; the operator has been alerted.`);
     }
     emit({ type: "payment.settled", ...settledFacts(work, { ...record, transaction }), rows: recordedRows, via: "recovery" });
+    if (failure !== null) throw failure;
     if (expired) return deps.quote(work, "replay-expired", MSG.replayExpired(deps.maxTimeoutSeconds));
     if (changed) {
       const fresh = offersForQuery(work.tags, rows ?? 0, deps.opts);

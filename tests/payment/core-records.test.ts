@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createPublicClient, http } from "viem";
-import { PaymentIdConflictError } from "../../src/errors.ts";
+import { BadRequestError, PaymentIdConflictError } from "../../src/errors.ts";
 import { createAuthorizationChecker } from "../../src/payment/authorization-check.ts";
 import { PAYMENT_MESSAGES } from "../../src/payment/messages.ts";
 import { reconcileAttempts } from "../../src/payment/reconcile.ts";
@@ -318,6 +318,16 @@ describe("a lost settlement recovered under the rules of a payment presented aga
     }
     expect(await h.store.list()).toEqual([expect.objectContaining({ rows: 25, amount: 2500n })]);
     expectPaid(await h.core.process(queryWork(25, perRowTags(h), payload, h).work));
+  }, 15_000);
+
+  test("a query that fails when presented again (e.g. over a transport's cap): the failure is answered, the transfer recorded", async () => {
+    const payload = await lost(fixedTags(h), 11);
+    const { work } = queryWork(11, fixedTags(h), payload, h);
+    const refused = new BadRequestError("The result is larger than this transport returns.");
+    await expect(h.core.process({ ...work, execute: () => Promise.reject(refused) })).rejects.toBe(refused);
+    expect(await h.store.unconfirmed()).toEqual([]);
+    expect(await h.store.list({ since: new Date(0) })).toEqual([expect.objectContaining({ rows: null })]);
+    expectPaid(await h.core.process(queryWork(11, fixedTags(h), payload, h).work));
   }, 15_000);
 
   test("later than maxTimeoutSeconds after its validBefore: 402, the settlement recorded, nothing run", async () => {
