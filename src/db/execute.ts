@@ -188,9 +188,11 @@ export class QueryExecutor {
       if (error instanceof ResultTooLarge) return null;
       throw error;
     }
-    if (!("complete" in result)) {
+    let bytes = 0;
+    if ("complete" in result) {
+      bytes = result.complete.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+    } else {
       const chunks: Uint8Array[] = [];
-      let bytes = 0;
       for await (const chunk of result.body) {
         chunks.push(chunk);
         bytes += chunk.byteLength;
@@ -199,7 +201,6 @@ export class QueryExecutor {
       }
       result = { complete: chunks, rows: rowsOfBody(result.body) ?? 0 };
     }
-    const bytes = result.complete.reduce((sum, chunk) => sum + chunk.byteLength, 0);
     if (bytes > maxBytes) return null;
     const { complete: chunks, rows } = this.results.put(query, format, version, result);
     return { chunks, rows, bytes };

@@ -33,7 +33,7 @@ import { countSql, type ValidatedQuery } from "../sql/dialect.ts";
 import { BadRequestError, ServerError, TooManyRowsError } from "../errors.ts";
 import { CONTINUE_FUNCTION } from "../sql/guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
-import { encoderColumns } from "./protocol.ts";
+import { bytesOfValues, encoderColumns } from "./protocol.ts";
 import { LruCache } from "../sql/cache.ts";
 import { sqliteErrorReply } from "./sqlite-errors.ts";
 
@@ -291,10 +291,7 @@ function rowsWithin(stmt: Statement, maxBytes: number): unknown[][] | null {
   const names = stmt.columnNames;
   for (const record of stmt.iterate() as Iterable<Record<string, unknown>>) {
     const row = names.map((name) => record[name]);
-    for (const value of row) {
-      if (typeof value === "string") bytes += value.length;
-      else if (value instanceof Uint8Array) bytes += value.byteLength;
-    }
+    bytes += bytesOfValues(row);
     if (bytes > maxBytes) return null;
     rows.push(row);
   }

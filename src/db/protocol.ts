@@ -6,6 +6,19 @@ import type { EncoderColumn } from "../arrow/encode.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 
 /** The Arrow columns of a query's result, as the encoder takes them. */
+/**
+ * Characters of text and bytes of blobs among a row's values: what the byte bounds of a read
+ * count (inline.ts INLINE_MAX_BYTES, RunJob.maxBytes), never more than encoding them adds.
+ */
+export function bytesOfValues(values: readonly unknown[]): number {
+  let bytes = 0;
+  for (const value of values) {
+    if (typeof value === "string") bytes += value.length;
+    else if (value instanceof Uint8Array) bytes += value.byteLength;
+  }
+  return bytes;
+}
+
 export function encoderColumns(query: ValidatedQuery): EncoderColumn[] {
   return query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable }));
 }

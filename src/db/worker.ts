@@ -11,7 +11,7 @@ import { CONTINUE_FUNCTION } from "../sql/guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
 import { TooManyRowsError } from "../errors.ts";
 import { sqliteErrorReply } from "./sqlite-errors.ts";
-import { MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
+import { bytesOfValues, MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
 
 declare const self: Worker;
 
@@ -130,7 +130,7 @@ async function runQuery(job: RunJob): Promise<void> {
     let batch: Row[] = [];
     let valueBytes = 0;
     for (const record of stmt.iterate() as Iterable<Row>) {
-      if (job.maxBytes !== null && (valueBytes += bytesOfValues(record)) > job.maxBytes) throw tooLarge(job.maxBytes);
+      if (job.maxBytes !== null && (valueBytes += bytesOfValues(Object.values(record))) > job.maxBytes) throw tooLarge(job.maxBytes);
       batch.push(record);
       if (batch.length === job.batchRows) {
         pending.push(await encodeBatch(job, encoder, batch, total));
@@ -287,16 +287,6 @@ function boundWithin(job: RunJob): boolean {
 /** The scan passed maxRows: refuse with the exact row count, as a count first would have. */
 function overLimit(job: RunJob, seen: number): QueryError {
   return tooManyRows(job.countSql ? countRows(job.countSql) : seen, job.maxRows);
-}
-
-/** Characters of text and bytes of blobs in a row: no more than what encoding it adds. */
-function bytesOfValues(record: Row): number {
-  let bytes = 0;
-  for (const value of Object.values(record)) {
-    if (typeof value === "string") bytes += value.length;
-    else if (value instanceof Uint8Array) bytes += value.byteLength;
-  }
-  return bytes;
 }
 
 function tooLarge(maxBytes: number): QueryError {

@@ -9,9 +9,10 @@
  * - Settling (the answer of /settle was lost, or the process died): the chain is asked (chain.ts).
  *   Transferred: the attempt becomes settled, and the buyer gets the data under the rules above
  *   (within maxTimeoutSeconds of the settlement, per_row only for the rows paid for), with no second
- *   transfer; a query that fails now is answered with its failure once the transfer is recorded. Cancelled or spent otherwise: the attempt is removed. Unused or unproven: the payment
- *   is tried again as that same attempt, which is never deleted by this request (an earlier
- *   /settle may still land).
+ *   transfer; a query that fails now is answered with its failure once the transfer is recorded.
+ *   Cancelled or spent otherwise: the attempt is removed. Unused or unproven: the payment is tried
+ *   again as that same attempt, which is never deleted by this request (an earlier /settle may
+ *   still land).
  *
  * A refused request never changes the record.
  */
