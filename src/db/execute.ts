@@ -30,6 +30,8 @@ export interface ExecuteLimits {
   queryTimeoutMs: number;
   /** A response whose client reads nothing for this long is cut (default SEND_TIMEOUT_MS). */
   sendTimeoutMs?: number;
+  /** A split scan's helper asked back for an interactive query is replaced past this (default striped.ts HELPER_RETURN_MS). */
+  helperReturnMs?: number;
 }
 
 /** No read for this long while a worker waits on the client: the worker finishes into a spill file. */
@@ -228,6 +230,7 @@ export class QueryExecutor {
       onExactRead: () => this.stats.exactRangeReads++,
       onHelperReplaced: () => this.stats.helpersReplaced++,
       onHelperAskedBack: () => this.stats.helpersAskedBack++,
+      helperReturnMs: this.limits.helperReturnMs,
       sending: this.sending,
       format,
     }).started;

@@ -100,6 +100,8 @@ export interface StripedScanOptions {
   onHelperReplaced?: () => void;
   /** A lent helper was asked back for an interactive query (pool.ts `reclaim`). */
   onHelperAskedBack?: () => void;
+  /** How long a helper asked back has to finish its ranges before it is replaced (default HELPER_RETURN_MS). */
+  helperReturnMs?: number;
   /** How a client that stops reading is handled (outgoing.ts). */
   sending?: SendingOptions;
   /** A concatenable output format: each worker encodes its ranges, this side the head and end. */
@@ -235,7 +237,7 @@ export class StripedScan extends ResultStream {
       this.retire(slot);
       this.handOut();
     } else if (this.o.query.filtered) {
-      this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), HELPER_RETURN_MS));
+      this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
     }
   }
 
@@ -254,7 +256,7 @@ export class StripedScan extends ResultStream {
     this.replaceTimers.delete(slot);
     if (this.ended || !this.held.has(slot) || !this.returning.has(slot)) return;
     if (!this.o.pool.interactiveWaiting()) {
-      this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), HELPER_RETURN_MS));
+      this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
       return;
     }
     const ranges = this.queued.get(slot) ?? [];

@@ -246,18 +246,18 @@ describe("an interactive query during a filtered split scan", () => {
   const interactiveSql = "SELECT * FROM dense WHERE n > 0 LIMIT 5000";
 
   /** Starts `bulkSql` split on two workers and read by its client; then runs the interactive query. */
-  async function interactiveDuring(bulkSql: string) {
-    const splits = two.stats.splitScans;
-    const replaced = two.stats.helpersReplaced;
+  async function interactiveDuring(bulkSql: string, executor = two) {
+    const splits = executor.stats.splitScans;
+    const replaced = executor.stats.helpersReplaced;
     let bulkDone = false;
-    const bulk = two.stream(validated(bulkSql)).then(decode).then((table) => ((bulkDone = true), table));
-    for (let i = 0; i < 500 && two.stats.splitScans === splits; i++) await Bun.sleep(2);
-    expect(two.stats.splitScans - splits).toBe(1);
-    const interactive = await decode(await two.stream(validated(interactiveSql)));
+    const bulk = executor.stream(validated(bulkSql)).then(decode).then((table) => ((bulkDone = true), table));
+    for (let i = 0; i < 500 && executor.stats.splitScans === splits; i++) await Bun.sleep(2);
+    expect(executor.stats.splitScans - splits).toBe(1);
+    const interactive = await decode(await executor.stream(validated(interactiveSql)));
     const answeredDuringBulk = !bulkDone;
     expect(rowsOf(interactive)).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
     expect(rowsOf(await bulk)).toEqual(sqliteValues(path, bulkSql, { safeIntegers: true }));
-    return { answeredDuringBulk, replaced: two.stats.helpersReplaced - replaced };
+    return { answeredDuringBulk, replaced: executor.stats.helpersReplaced - replaced };
   }
 
   test("a costly WHERE: the helper, not back in time, is replaced; its ranges are read again", async () => {
@@ -266,14 +266,23 @@ describe("an interactive query during a filtered split scan", () => {
   }, 30_000);
 
   test("a cheap WHERE: the helper finishes its ranges and goes back, nothing is replaced", async () => {
-    expect(await interactiveDuring("SELECT * FROM dense WHERE n % 3 <> 0")).toEqual({ answeredDuringBulk: true, replaced: 0 });
+    // The helper's few queued ranges take milliseconds; it has 1 s here, not 25 ms, so the test does
+    // not race a busy machine's scheduler.
+    const patient = new QueryExecutor(path, { ...limits, helperReturnMs: 1_000 }, 2);
+    try {
+      expect(await interactiveDuring("SELECT * FROM dense WHERE n % 3 <> 0", patient)).toEqual({ answeredDuringBulk: true, replaced: 0 });
+    } finally {
+      patient.close();
+    }
   }, 30_000);
 
   test("a costly WHERE, but the interactive query gets another worker first: the helper is not replaced", async () => {
     // Three workers: the split scan and its helper, and a second export on the third. The
     // interactive query waits and asks the helper back; the second export's client leaves at once,
-    // which frees its worker for the interactive query before the helper's time is up.
-    const three = new QueryExecutor(path, limits, 3);
+    // which frees its worker for the interactive query before the helper's time is up. That time is
+    // 1 s here, not 25 ms, so freeing a worker does not race a busy machine's scheduler; the split
+    // scan takes several seconds, so a helper wrongly replaced would still be seen.
+    const three = new QueryExecutor(path, { ...limits, helperReturnMs: 1_000 }, 3);
     try {
       const bulkSql = costly(350);
       const splits = three.stats.splitScans;
