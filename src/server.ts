@@ -206,6 +206,7 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
     version: VERSION,
     inFlight,
     splitScans: () => executor.stats.splitScans,
+    workersRestarted: () => executor.workersRestarted,
     spillBytes: () => executor.spillBytes,
     resultCacheHits: () => executor.stats.resultCacheHits,
     resultCacheBytes: () => executor.resultCacheBytes,

@@ -90,6 +90,11 @@ export class QueryExecutor {
     });
   }
 
+  /** Query workers terminated and replaced: over the time limit, or not stopping when asked (pool.ts). */
+  get workersRestarted(): number {
+    return this.pool.restarts;
+  }
+
   /** Bytes of small results kept to answer repeated queries (result-cache.ts), for operators. */
   get resultCacheBytes(): number {
     return this.results.bytes;
@@ -318,6 +323,6 @@ class RunningQuery extends ResultStream {
   protected cancel(): void {
     this.timer.stop();
     this.fail(new Error("cancelled"));
-    this.pool.replace(this.slot);
+    this.pool.recall(this.slot, this.id);
   }
 }

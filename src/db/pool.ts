@@ -33,6 +33,9 @@ export interface WorkerSlot {
   stop: Int32Array;
 }
 
+/** A worker asked to stop a job (`recall`) has this long to say it did before it is replaced. */
+export const RECALL_MS = 100;
+
 interface Waiter {
   lane: Lane;
   give(slot: WorkerSlot): void;
@@ -43,6 +46,8 @@ export class WorkerPool {
   private readonly waiting: Waiter[] = [];
   private readonly all = new Set<WorkerSlot>();
   private closed = false;
+  /** Workers terminated and replaced (`replace`), for operators. */
+  restarts = 0;
 
   constructor(
     private readonly dbPath: string,
@@ -129,7 +134,27 @@ export class WorkerPool {
   }
 
   /**
-   * Terminates a busy worker (time limit, client gone) and puts a fresh one in its place. The stop
+   * Takes back a worker whose job nobody wants any more (its client went away, or a HEAD needed
+   * only the headers) without restarting it: the stop flag ends a guarded WHERE within a row and
+   * any other read at its next batch, and the worker answers `stopped` once its read transaction
+   * has ended. A fresh worker costs ~100 ms of CPU, which a client opening and dropping exports
+   * would otherwise make the server spend again and again for a few bytes. A worker that does not
+   * answer within RECALL_MS (still inside SQLite, or waiting for a writer's lock) is replaced.
+   */
+  recall(slot: WorkerSlot, job: number): void {
+    slot.reclaim = null;
+    Atomics.store(slot.stop, 0, 1);
+    const timer = setTimeout(() => this.all.has(slot) && this.replace(slot), RECALL_MS);
+    slot.onMessage = (msg) => {
+      if (msg.type !== "stopped" || msg.id !== job) return;
+      clearTimeout(timer);
+      this.release(slot);
+    };
+    slot.worker.postMessage({ type: "stop", id: job } satisfies ToWorker);
+  }
+
+  /**
+   * Terminates a busy worker (time limit, a job that did not stop) and puts a fresh one in its place. The stop
    * flag goes first: termination only takes effect once SQLite returns to JavaScript, which the
    * guarded WHERE makes happen within a row.
    */
@@ -138,6 +163,7 @@ export class WorkerPool {
     Atomics.store(slot.stop, 0, 1);
     slot.worker.terminate();
     this.all.delete(slot);
+    this.restarts++;
     if (!this.closed) this.handOver(this.spawn());
   }
 

@@ -109,6 +109,8 @@ export type ToWorker =
   | { type: "stripe-end"; id: number }
   /** Flow control: the HTTP thread has consumed one more chunk message. */
   | { type: "ack"; id: number }
+  /** The job is no longer wanted (its client went away): end it and its read transaction, then answer `stopped`. */
+  | { type: "stop"; id: number }
   /** Answer to `misfit`: the query with the rowid appended (null when the table has none). */
   | { type: "rowid-sql"; id: number; sql: string | null };
 
@@ -130,6 +132,8 @@ export type FromWorker =
    * names its rowid. Built only now because it costs a parse, and misfits are rare.
    */
   | { type: "misfit"; id: number; seq?: number }
+  /** Answer to `stop`: nothing of the job is left running, and the worker takes the next job. */
+  | { type: "stopped"; id: number }
   | { type: "error"; id: number; status: 400 | 500; message: string; fit?: FitFailure; tooMany?: { rows: number; max: number }; tooLarge?: true };
 
 export interface FitFailure {

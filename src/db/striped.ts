@@ -345,16 +345,19 @@ export class StripedScan extends ResultStream {
     this.o.pool.release(slot);
   }
 
-  /** Failure, time limit or a client gone: the workers may be mid-range, so they are replaced. */
-  private abandon(error: Error): void {
+  /**
+   * Failure or time limit: the workers may be mid-range, so they are replaced. A client gone: they
+   * are asked to stop (pool.ts `recall`), and replaced only if they do not.
+   */
+  private abandon(error: Error, stopWorker = (slot: WorkerSlot) => this.o.pool.replace(slot)): void {
     this.timer.stop();
     this.clearReplaceTimers();
-    for (const slot of this.held) this.o.pool.replace(slot);
+    for (const slot of this.held) stopWorker(slot);
     this.held.clear();
     this.fail(error);
   }
 
   protected cancel(): void {
-    this.abandon(new Error("cancelled"));
+    this.abandon(new Error("cancelled"), (slot) => this.o.pool.recall(slot, this.o.id));
   }
 }

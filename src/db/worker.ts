@@ -1,7 +1,9 @@
 /**
  * A query worker: owns one read-only SQLite connection and runs one job at a time, encoding
  * rows to Arrow IPC batches as they are read. bun:sqlite cannot interrupt a running query,
- * so the time limit is enforced by the HTTP thread terminating this worker (db/execute.ts).
+ * so the time limit is enforced by the HTTP thread terminating this worker (db/execute.ts). A job
+ * whose client went away is stopped without that (`stop`, pool.ts `recall`): the shared stop flag
+ * ends a guarded WHERE within a row and any other read at its next batch.
  */
 import type { Database, Statement } from "bun:sqlite";
 import { AmbiguousNumber, ValueDoesNotFit, type Row } from "../arrow/encode.ts";
@@ -21,6 +23,10 @@ let inFlight = 0;
 let currentJob = 0;
 let wake: (() => void) | null = null;
 let rowidSqlArrived: ((sql: string | null) => void) | null = null;
+/** Set by the HTTP thread to abandon the running statement (sql/guard.ts) or job (`stop`). */
+let stopFlag: Int32Array<ArrayBufferLike> = new Int32Array(1);
+/** The running query or range, which a `stop` waits for before answering. */
+let running: Promise<void> = Promise.resolve();
 
 /** This worker's part of a scan split by rowid ranges (see db/striped.ts), while it runs. */
 interface Stripe {
@@ -54,9 +60,9 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     // safeIntegers: INTEGER values arrive as bigint, exact beyond 2^53 (ARCHITECTURE.md §5).
     busyTimeoutMs = msg.busyTimeoutMs;
     db = openReadOnly(msg.path, { safeIntegers: true, busyTimeoutMs });
-    const stop = new Int32Array(msg.stop);
+    const stop = (stopFlag = new Int32Array(msg.stop));
     // Evaluated first for every row the WHERE looks at (sql/guard.ts): once told to stop, the
-    // statement is abandoned within a row and this thread can end.
+    // statement is abandoned within a row and this thread can end or take the next job.
     db.function(CONTINUE_FUNCTION, { deterministic: false }, () => {
       if (Atomics.load(stop, 0) !== 0) throw new Error("stopped");
       return 1;
@@ -72,13 +78,35 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   } else if (msg.type === "stripe") {
     beginStripe(msg);
   } else if (msg.type === "range") {
-    void runRange(msg.id, msg.seq, msg.lo, msg.hi);
+    running = runRange(msg.id, msg.seq, msg.lo, msg.hi);
   } else if (msg.type === "stripe-end") {
     endStripe(msg.id);
+  } else if (msg.type === "stop") {
+    void stopJob(msg.id);
   } else {
-    void runQuery(msg);
+    running = runQuery(msg);
   }
 };
+
+/** The HTTP thread set the stop flag: the running job ends at its next check, sending nothing more. */
+function stopping(): boolean {
+  return Atomics.load(stopFlag, 0) !== 0;
+}
+
+/**
+ * Ends a job nobody wants any more. The stop flag is already set: a query waiting for flow control
+ * or for its misfit's rowid query is woken to see it. Once it has ended, the stripe's read
+ * transaction (if any) ends too, the flag is cleared, and `stopped` tells the HTTP thread this
+ * worker is free (messages of the job all came before it).
+ */
+async function stopJob(id: number): Promise<void> {
+  wake?.();
+  rowidSqlArrived?.(null);
+  await running;
+  endStripe(id);
+  Atomics.store(stopFlag, 0, 0);
+  send({ type: "stopped", id });
+}
 
 function prepare(sql: string): Statement {
   const stmt = db!.prepare(sql);
@@ -105,9 +133,12 @@ function runCount(job: CountJob): void {
 async function sendChunk(id: number, bytes: Uint8Array[], rows: number): Promise<void> {
   inFlight++;
   send({ type: "chunk", id, bytes, rows });
-  while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((r) => (wake = r));
+  while (inFlight >= MAX_IN_FLIGHT && !stopping()) await new Promise<void>((r) => (wake = r));
   wake = null;
+  if (stopping()) throw new JobStopped();
 }
+
+class JobStopped extends Error {}
 
 async function runQuery(job: RunJob): Promise<void> {
   inFlight = 0;
@@ -149,7 +180,7 @@ async function runQuery(job: RunJob): Promise<void> {
     pending.push(encoder.end());
     send({ type: "done", id: job.id, rows: total, bytes: pending });
   } catch (error) {
-    send(errorMessage(job.id, error));
+    if (!stopping()) send(errorMessage(job.id, error));
   } finally {
     rowidSqlArrived = null;
     db!.run("COMMIT");
@@ -220,7 +251,7 @@ function beginStripe(job: StripeJob): void {
 
 async function runRange(id: number, seq: number, lo: bigint, hi: bigint): Promise<void> {
   const current = stripe;
-  if (current === null || current.job.id !== id || current.failed) return;
+  if (current === null || current.job.id !== id || current.failed || stopping()) return;
   try {
     let rows: Row[] = [];
     let bytes: Uint8Array[] | null = null;
@@ -241,7 +272,7 @@ async function runRange(id: number, seq: number, lo: bigint, hi: bigint): Promis
     send({ type: "range-done", id, seq, bytes, rows: rows.length, exact: reread });
   } catch (error) {
     current.failed = true;
-    send(errorMessage(id, error));
+    if (!stopping()) send(errorMessage(id, error));
   }
 }
 

@@ -17,6 +17,8 @@ export interface MetricsSources {
   inFlight?: () => number;
   /** Whole-table exports read by two workers at once (db/execute.ts `stats`). */
   splitScans?: () => number;
+  /** Query workers terminated and replaced (db/pool.ts `replace`). */
+  workersRestarted?: () => number;
   /** Bytes of stalled readers' responses waiting in spill files (db/spill.ts). */
   spillBytes?: () => number;
   /** Queries answered from the result cache, and the bytes it holds (db/result-cache.ts). */
@@ -62,6 +64,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   registry.add(new Gauge("arrow402_info", "The running arrow402 version.", () => 1, "gauge", { version: sources.version }));
   if (sources.inFlight) registry.add(new Gauge("arrow402_http_requests_in_flight", "Requests being handled or still sending their body.", sources.inFlight));
   if (sources.splitScans) registry.add(new Gauge("arrow402_split_scans_total", "Scans of a whole table (filtered or not) read by two workers at once.", sources.splitScans, "counter"));
+  if (sources.workersRestarted) registry.add(new Gauge("arrow402_query_workers_restarted_total", "Query workers terminated and replaced: a query over its time limit, or one that did not stop when its client left.", sources.workersRestarted, "counter"));
   if (sources.spillBytes) registry.add(new Gauge("arrow402_spill_bytes", "Bytes of stalled readers' responses waiting in spill files.", sources.spillBytes));
   if (sources.resultCacheHits) registry.add(new Gauge("arrow402_result_cache_hits_total", "Queries answered with the bytes of an earlier answer (same query, format and data).", sources.resultCacheHits, "counter"));
   if (sources.resultCacheBytes) registry.add(new Gauge("arrow402_result_cache_bytes", "Bytes of small results kept to answer repeated queries, with what their entries cost (keys, queries).", sources.resultCacheBytes));

@@ -61,6 +61,7 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
     headers: paymentResponseHeaders(answer.receipt),
     track,
     minCompressedBytes: answer.receipt === null ? MIN_COMPRESSED_BYTES : MIN_COMPRESSED_PAID_BYTES,
+    head: request.method === "HEAD",
   });
 }
 

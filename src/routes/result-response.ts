@@ -1,7 +1,9 @@
 /**
  * The 200 response carrying a query result in its negotiated format (ARCHITECTURE.md §13): one buffer
  * with its Content-Length when the result was complete before the response started, otherwise the
- * stream chunk by chunk; compressed as it is written when the client asked for it.
+ * stream chunk by chunk; compressed as it is written when the client asked for it. A HEAD gets the
+ * headers a GET would, without the content: a streamed result is stopped at once rather than read
+ * to the end for a length nobody receives (RFC 9110 §9.3.2 lets a HEAD omit Content-Length).
  */
 import type { QueryResult } from "../db/execute.ts";
 import type { OutputFormat } from "../formats/registry.ts";
@@ -17,15 +19,23 @@ export interface ResultResponseOptions {
   track?: BodyTracker;
   /** Complete bodies smaller than this are not compressed (default MIN_COMPRESSED_BYTES). */
   minCompressedBytes?: number;
+  /** The request is a HEAD: headers only. */
+  head?: boolean;
 }
 
 export function resultResponse(result: QueryResult, options: ResultResponseOptions): Response {
   const headers: Record<string, string> = { "content-type": options.format.contentType, vary: "Accept, Accept-Encoding", ...options.headers };
   const complete = "complete" in result ? result.complete : null;
   const size = complete?.reduce((sum, chunk) => sum + chunk.byteLength, 0) ?? Number.POSITIVE_INFINITY;
-  if (options.coding !== null && size >= (options.minCompressedBytes ?? MIN_COMPRESSED_BYTES)) {
-    headers["content-encoding"] = options.coding;
-    const body = compressBody(complete ?? (result as { body: ReadableStream<Uint8Array> }).body, options.coding);
+  const coding = options.coding !== null && size >= (options.minCompressedBytes ?? MIN_COMPRESSED_BYTES) ? options.coding : null;
+  if (coding !== null) headers["content-encoding"] = coding;
+  if (options.head === true && complete === null) {
+    // Left to Bun, a HEAD's stream would be read (and compressed) whole to count its bytes.
+    void (result as { body: ReadableStream<Uint8Array> }).body.cancel();
+    return new Response(null, { status: 200, headers: { ...headers, "transfer-encoding": "chunked" } });
+  }
+  if (coding !== null) {
+    const body = compressBody(complete ?? (result as { body: ReadableStream<Uint8Array> }).body, coding);
     return new Response(options.track?.(body) ?? body, { status: 200, headers });
   }
   if (complete !== null) return new Response(oneBuffer(complete) as BodyInit, { status: 200, headers });

@@ -270,6 +270,7 @@ describe("an interactive query during a filtered split scan", () => {
     // not race a busy machine's scheduler.
     const patient = new QueryExecutor(path, { ...limits, helperReturnMs: 1_000 }, 2);
     try {
+      await decode(await patient.stream(validated("SELECT * FROM dense"))); // both workers warm, like `two`'s
       expect(await interactiveDuring("SELECT * FROM dense WHERE n % 3 <> 0", patient)).toEqual({ answeredDuringBulk: true, replaced: 0 });
     } finally {
       patient.close();

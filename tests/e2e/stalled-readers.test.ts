@@ -3,7 +3,8 @@
  * process: eight connections ask for a large export and then read nothing. Their workers finish
  * into spill files instead of waiting for them, bulk exports never take the last worker, so a
  * small filtered query and GET /api/ are still answered promptly; the server's memory stays
- * bounded, in every output format; and each stalled body is complete once its reader resumes.
+ * bounded, in every output format; and each stalled body is complete once its reader resumes. A
+ * HEAD, which reads nothing by definition, does not make the server read the export either.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -11,7 +12,7 @@ import { tableFromIPC } from "apache-arrow";
 import { writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { residentBytes, spawnServer, type ChildServer } from "../../bench/processes.ts";
+import { bytesRead, residentBytes, spawnServer, type ChildServer } from "../../bench/processes.ts";
 import { readParquetIndependently } from "../formats/support.ts";
 import { scrape } from "../ops/support.ts";
 import { tempDir } from "../support/fixtures.ts";
@@ -22,9 +23,10 @@ const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 let server: ChildServer;
 /** The same data with a short `limits.send_timeout_ms`. */
 let impatient: ChildServer;
+let dir: string;
 
 beforeAll(async () => {
-  const dir = tempDir();
+  dir = tempDir();
   const db = new Database(join(dir, "wide.sqlite"));
   db.run("CREATE TABLE wide (id INTEGER PRIMARY KEY, note TEXT, amount REAL)");
   db.run(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${ROWS})
@@ -160,3 +162,56 @@ test("a reader that reads nothing for send_timeout_ms is cut: its body ends shor
   // The server is fine afterwards.
   expect((await timed(`${impatient.url}/api/query?query=${encodeURIComponent("SELECT * FROM wide WHERE id <= 3")}`)).status).toBe(200);
 }, 30_000);
+
+/** `arrow402_query_workers_restarted_total` as the server reports it. */
+const workerRestarts = async (url: string) => (await scrape(url)).value("arrow402_query_workers_restarted_total", {}) ?? Number.NaN;
+
+test("a HEAD of a large export gets a GET's headers; the read stops at once and keeps its workers", async () => {
+  const url = (format: string) => `${server.url}/api/query?query=${encodeURIComponent("SELECT id, note, amount FROM wide")}&format=${format}`;
+  const db = new Database(join(dir, "wide.sqlite"), { readonly: true });
+  const tableBytes = (db.query("SELECT sum(pgsize) AS bytes FROM dbstat WHERE name = 'wide'").get() as { bytes: number }).bytes;
+  db.close();
+  for (const [format, encoding] of [["arrow", "identity"], ["csv", "gzip"], ["parquet", "zstd"]] as const) {
+    const get = await fetch(url(format), { headers: { "accept-encoding": encoding } });
+    await get.body?.cancel();
+    await Bun.sleep(250); // the GET's reads stop
+    const restarts = await workerRestarts(server.url);
+    const before = bytesRead(server.pid);
+    const head = await fetch(url(format), { method: "HEAD", headers: { "accept-encoding": encoding } });
+    await Bun.sleep(250); // whatever the HEAD still reads
+    const read = bytesRead(server.pid) - before;
+    expect({ status: head.status, type: head.headers.get("content-type"), coding: head.headers.get("content-encoding"), length: head.headers.get("content-length") }).toEqual({
+      status: 200,
+      type: get.headers.get("content-type"),
+      coding: get.headers.get("content-encoding"),
+      length: null, // a streamed GET has none either
+    });
+    expect(await head.arrayBuffer()).toHaveProperty("byteLength", 0);
+    // Left to Bun, the HEAD's body was read (and compressed) whole to count its length: a pass over
+    // the table. Now the read stops after its first batches, and its workers are told to stop, not
+    // terminated (a restart reads the worker's modules again, several MB per worker).
+    expect(read).toBeLessThan(tableBytes / 3);
+    expect(await workerRestarts(server.url)).toBe(restarts);
+  }
+  // The server is fine afterwards: the stopped reads gave their workers back.
+  expect((await timed(`${server.url}/api/query?query=${encodeURIComponent("SELECT * FROM wide WHERE id <= 3")}`)).status).toBe(200);
+}, 60_000);
+
+test("clients that drop their exports after the first bytes cost a few batches each, and no worker restarts", async () => {
+  const exportUrl = `${server.url}/api/query?query=${encodeURIComponent("SELECT id, note, amount FROM wide")}`;
+  // A rowid range: read by one worker, not split.
+  const rangeUrl = `${server.url}/api/query?query=${encodeURIComponent("SELECT id, note, amount FROM wide WHERE id > 10")}`;
+  const complete = (await (await fetch(exportUrl, { headers: { "accept-encoding": "identity" } })).arrayBuffer()).byteLength;
+  const restarts = await workerRestarts(server.url);
+  for (let i = 0; i < 10; i++) {
+    // Split over two workers, and read by one: both kinds of read stop when asked.
+    const response = await fetch(i % 2 === 0 ? exportUrl : rangeUrl, { headers: { "accept-encoding": "identity" } });
+    const reader = response.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel();
+  }
+  await Bun.sleep(250);
+  expect(await workerRestarts(server.url)).toBe(restarts);
+  const again = await fetch(exportUrl, { headers: { "accept-encoding": "identity" } });
+  expect((await again.arrayBuffer()).byteLength).toBe(complete);
+}, 60_000);
