@@ -29,6 +29,8 @@ export interface FacilitatorServerOptions {
   port?: number;
   /** Called once per verify/settle with a one-line summary (the devnet script prints it). */
   log?: (line: string) => void;
+  /** How long a settlement waits for its receipt before answering `settlement_pending` (default 30 s). */
+  confirmationTimeoutMs?: number;
 }
 
 export interface FacilitatorServer {
@@ -38,7 +40,7 @@ export interface FacilitatorServer {
   stop(): Promise<void>;
 }
 
-export function createDevnetFacilitator(rpcUrl: string, signerPrivateKey: Hex): x402Facilitator {
+export function createDevnetFacilitator(rpcUrl: string, signerPrivateKey: Hex, confirmationTimeoutMs = 30_000): x402Facilitator {
   // The nonce manager hands out nonces locally, so concurrent settlements from the one signer
   // never race for the same nonce.
   const account = privateKeyToAccount(signerPrivateKey, { nonceManager: freshNonceManager() });
@@ -71,7 +73,7 @@ export function createDevnetFacilitator(rpcUrl: string, signerPrivateKey: Hex): 
   }, {
     // anvil mines each transaction at once; a receipt that has not come within this long
     // never will, and the caller learns it as `settlement_pending` instead of waiting 3 min.
-    confirmationTimeoutMs: 30_000,
+    confirmationTimeoutMs,
   });
 
   // `registerExactEvmScheme` would also register x402 V1 for every public EVM network with this
@@ -81,7 +83,7 @@ export function createDevnetFacilitator(rpcUrl: string, signerPrivateKey: Hex): 
 }
 
 export function startFacilitatorServer(options: FacilitatorServerOptions): FacilitatorServer {
-  const facilitator = createDevnetFacilitator(options.rpcUrl, options.signerPrivateKey);
+  const facilitator = createDevnetFacilitator(options.rpcUrl, options.signerPrivateKey, options.confirmationTimeoutMs);
   const log = options.log ?? (() => {});
 
   const server = Bun.serve({

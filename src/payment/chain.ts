@@ -106,7 +106,9 @@ export function rpcClients(rpcUrls: Record<number, string>, timeoutMs: number): 
  */
 async function readState(client: PublicClient, ref: PaymentRef, expired?: AbortSignal): Promise<PaymentState | null> {
   try {
-    const head = await client.getBlockNumber();
+    // Not viem's cached head (kept for its polling interval, 4 s): a transfer mined since would be
+    // read as unused at the older block.
+    const head = await client.getBlockNumber({ cacheTime: 0 });
     expired?.throwIfAborted();
     const used = await client.readContract({
       address: ref.asset as Hex,

@@ -34,6 +34,9 @@ import type { PaidWork, PaymentOutcome, SettlementReceipt } from "./work.ts";
 
 export type { PaidWork, PaymentOutcome, SettlementReceipt } from "./work.ts";
 
+/** x402's reason for a transfer sent whose receipt the facilitator stopped waiting for. */
+const SETTLEMENT_PENDING = "settlement_pending";
+
 export interface PaymentCore {
   process(work: PaidWork): Promise<PaymentOutcome>;
 }
@@ -190,8 +193,13 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     const state = await deps.chain.paymentState({ network, asset, from, nonce, payTo, amount: offer.amount });
     // Dated by its block, as replays.ts and reconcile.ts date a transfer found on chain.
     if (state?.kind === "transferred") return settled(work, key, offer, rows, { transaction: state.transaction, network, payer: from, at: state.minedAt }, "recovery");
-    // Removed only on proof that nothing moved for it; otherwise kept for `payments --reconcile`.
-    const nothingMoved = state?.kind === "unused" || state?.kind === "consumed";
+    // Removed only on proof that nothing moved for it and nothing will; otherwise kept for the buyer
+    // to present again (replays.ts `resume`) and for `payments --reconcile`. An unused nonce proves
+    // nothing once the facilitator has sent a transaction: x402's exact EVM facilitator answers
+    // `settlement_pending`, with the transaction's hash, when it stops waiting for the receipt, and
+    // the transfer may still be mined.
+    const sent = (result.transaction ?? "") !== "" || result.errorReason === SETTLEMENT_PENDING;
+    const nothingMoved = state?.kind === "consumed" || (state?.kind === "unused" && !sent);
     if (ours && nothingMoved) await deps.store.abandon(key);
     const settlement: SettlementReceipt = {
       success: false,
@@ -201,7 +209,8 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       ...(result.payer === undefined ? {} : { payer: result.payer }),
     };
     const reason = reasonText(result.errorReason, result.errorMessage);
-    const refused = required(work, offers, "not-settled", nothingMoved ? MSG.notSettled(reason) : MSG.settlementUnknown(reason));
+    const unknown = sent ? MSG.settlementPending(reason, result.transaction ?? "") : MSG.settlementUnknown(reason);
+    const refused = required(work, offers, "not-settled", nothingMoved ? MSG.notSettled(reason) : unknown);
     return { ...(refused as Extract<PaymentOutcome, { kind: "payment-required" }>), settlement };
   }
 
