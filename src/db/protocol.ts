@@ -29,6 +29,11 @@ export function encoderColumns(query: ValidatedQuery): EncoderColumn[] {
  * enough that per-message costs stay negligible.
  */
 export const BATCH_ROWS = 16_384;
+/**
+ * A batch also ends once its text and blob values hold this many characters and bytes: rows of
+ * 100 KB would otherwise make a 1.6 GB batch, held in the worker and then in the response.
+ */
+export const BATCH_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * The response starts (200 and headers) once this many rows are encoded, or the result ended:
@@ -36,6 +41,8 @@ export const BATCH_ROWS = 16_384;
  * 4xx/5xx response rather than a cut stream.
  */
 export const FIRST_RESPONSE_ROWS = 32_768;
+/** Or once this many bytes are encoded: wide rows start their response as soon as narrow ones do. */
+export const FIRST_RESPONSE_BYTES = 2 * BATCH_MAX_BYTES;
 
 /**
  * Chunks the worker may send ahead before it waits for the HTTP thread (back-pressure). More than

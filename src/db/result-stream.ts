@@ -7,7 +7,7 @@
  */
 import { BadRequestError, ServerError, TooManyRowsError, ValueDoesNotFitError } from "../errors.ts";
 import { OutgoingQueue, type SendingOptions } from "./outgoing.ts";
-import { FIRST_RESPONSE_ROWS, type FromWorker } from "./protocol.ts";
+import { FIRST_RESPONSE_BYTES, FIRST_RESPONSE_ROWS, type FromWorker } from "./protocol.ts";
 
 /**
  * A result whose end had arrived before the response started (small results) is `complete`: sent
@@ -32,6 +32,7 @@ export abstract class ResultStream {
   private finished = false;
   private failure: Error | null = null;
   private rowsSeen = 0;
+  private bytesSeen = 0;
   private resolveStart!: (result: QueryResult) => void;
   private rejectStart!: (error: Error) => void;
   private startSettled = false;
@@ -67,7 +68,8 @@ export abstract class ResultStream {
   protected push(bytes: Uint8Array[], rows: number, consumed?: () => void): void {
     this.queue.push({ bytes, consumed });
     this.rowsSeen += rows;
-    if (this.rowsSeen >= FIRST_RESPONSE_ROWS) this.settleStart({ body: this.body });
+    for (const chunk of bytes) this.bytesSeen += chunk.byteLength;
+    if (this.rowsSeen >= FIRST_RESPONSE_ROWS || this.bytesSeen >= FIRST_RESPONSE_BYTES) this.settleStart({ body: this.body });
     this.wake?.();
   }
 

@@ -16,7 +16,7 @@ import type { Database } from "bun:sqlite";
 import type { FormatEncoder } from "../formats/encoder.ts";
 import type { OutputFormat } from "../formats/registry.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
-import { rowidBoundsSql, rowidRangeSql } from "../sql/rowid.ts";
+import { rowidBoundsSql, rowidRangeSql, rowWidthSql } from "../sql/rowid.ts";
 import { valuesOnce } from "./catalog.ts";
 import type { WorkerPool, WorkerSlot } from "./pool.ts";
 import { encoderColumns, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
@@ -37,9 +37,20 @@ const WINDOW = 8;
  */
 export const HELPER_RETURN_MS = 25;
 
+/**
+ * A range is read and encoded whole before it is sent: a table whose rows (the query's text and
+ * blob columns, in WIDTH_SAMPLES rows spread over the table) hold more than RANGE_MAX_BYTES /
+ * RANGE_ROWIDS (4 KiB) is not split, and its one worker ends a batch every BATCH_MAX_BYTES
+ * instead. Split, ranges of 100 KB rows held ~1.2 GB for one 300 MB export.
+ */
+const RANGE_MAX_BYTES = 16 * 1024 * 1024;
+const WIDTH_SAMPLES = 16;
+
 export interface StripePlan {
   boundsSql: string;
   rangeSql: string;
+  /** A row's bytes of text and blobs at or after a rowid (sql/rowid.ts `rowWidthSql`); null: none read. */
+  widthSql: string | null;
   rangeWithRowid: () => string | null;
 }
 
@@ -57,12 +68,26 @@ export class StripePlanner {
         this.plans.set(query, plan);
       }
       // The journal mode may change while the server runs; one pragma per large scan.
-      return plan !== null && valuesOnce(this.db, "PRAGMA journal_mode")[0]?.[0] !== "wal" ? plan : null;
+      if (plan === null || valuesOnce(this.db, "PRAGMA journal_mode")[0]?.[0] === "wal") return null;
+      return this.narrow(query, plan) ? plan : null;
     } catch {
       // A writer holds the file (SQLITE_BUSY), or the query fails: one worker runs it, waiting
       // for the writer or reporting the error. This thread never waits.
       return null;
     }
+  }
+
+  /** Whether a range of the table's rows fits RANGE_MAX_BYTES, from rows sampled over its rowid span (the data may have changed since the plan). */
+  private narrow(query: ValidatedQuery, plan: StripePlan): boolean {
+    if (plan.widthSql === null) return true;
+    const [min, max] = (this.db.query(plan.boundsSql).values()[0] ?? [null, null]) as [number | null, number | null];
+    if (min === null || max === null) return true;
+    const width = this.db.query(plan.widthSql);
+    for (let i = 0; i < WIDTH_SAMPLES; i++) {
+      const bytes = Number(width.values(min + Math.floor(((max - min) * i) / WIDTH_SAMPLES))[0]?.[0] ?? 0);
+      if (bytes * RANGE_ROWIDS > RANGE_MAX_BYTES) return false;
+    }
+    return true;
   }
 
   close(): void {
@@ -79,7 +104,7 @@ function planFor(query: ValidatedQuery, db: Database): StripePlan | null {
   const steps = valuesOnce(db, `EXPLAIN QUERY PLAN ${query.sql}`);
   const detail = String(steps[0]?.[3] ?? "");
   if (steps.length !== 1 || !detail.startsWith("SCAN ") || detail.includes(" USING ")) return null;
-  return { boundsSql, rangeSql: range.range, rangeWithRowid: range.rangeWithRowid };
+  return { boundsSql, rangeSql: range.range, rangeWithRowid: range.rangeWithRowid, widthSql: rowWidthSql(query) };
 }
 
 export interface StripedScanOptions {

@@ -13,7 +13,7 @@ import { CONTINUE_FUNCTION } from "../sql/guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
 import { TooManyRowsError } from "../errors.ts";
 import { sqliteErrorReply } from "./sqlite-errors.ts";
-import { bytesOfValues, MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
+import { BATCH_MAX_BYTES, bytesOfValues, MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
 
 declare const self: Worker;
 
@@ -160,10 +160,15 @@ async function runQuery(job: RunJob): Promise<void> {
     // those are unique (the dialect rejects duplicates), so keyed rows lose nothing.
     let batch: Row[] = [];
     let valueBytes = 0;
+    // Batches end at batchRows rows or BATCH_MAX_BYTES of text and blobs, whichever comes first.
+    const wideKeys = stmt.columnNames.filter((_, i) => job.columns[i]?.kind === "utf8" || job.columns[i]?.kind === "binary");
+    let batchBytes = 0;
     for (const record of stmt.iterate() as Iterable<Row>) {
       if (job.maxBytes !== null && (valueBytes += bytesOfValues(Object.values(record))) > job.maxBytes) throw tooLarge(job.maxBytes);
       batch.push(record);
-      if (batch.length === job.batchRows) {
+      for (const key of wideKeys) batchBytes += ((record as Record<string, unknown>)[key] as string | Uint8Array | null)?.length ?? 0;
+      if (batch.length === job.batchRows || batchBytes >= BATCH_MAX_BYTES) {
+        batchBytes = 0;
         pending.push(await encodeBatch(job, encoder, batch, total));
         total += batch.length;
         if (total > job.maxRows) throw overLimit(job, total);

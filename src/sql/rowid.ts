@@ -59,6 +59,19 @@ export function rowidBoundsSql(q: ValidatedQuery): string | null {
 }
 
 /**
+ * The bytes of text and blobs the query's columns hold in the first row at or after rowid `?1`
+ * (`octet_length` reads the record's header, not the value), or null when it reads none: samples
+ * of a table's row width, before its scan is split into ranges of rowids (db/striped.ts).
+ */
+export function rowWidthSql(q: ValidatedQuery): string | null {
+  const rowid = rowidOf(q.table);
+  const wide = q.columns.filter(({ column }) => column.kind === "utf8" || column.kind === "binary");
+  if (rowid === null || wide.length === 0) return null;
+  const bytes = wide.map(({ column }) => `coalesce(octet_length(${quoted(column.name)}), 0)`).join(" + ");
+  return `SELECT ${bytes} FROM ${quoted(q.table.name)} WHERE ${rowid.name} >= ?1 ORDER BY ${rowid.name} LIMIT 1`;
+}
+
+/**
  * The query restricted to `?1 ≤ rowid ≤ ?2` (inclusive: a range ending at the largest rowid needs
  * no bound past 2^63 − 1), and the same with the rowid appended (`rowidSql`); only for a query
  * with no ORDER BY, LIMIT or OFFSET, whose text ends with its FROM table or its WHERE. The range
