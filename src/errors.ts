@@ -24,6 +24,13 @@ export class BadRequestError extends Arrow402Error {
   readonly status = 400;
 }
 
+/** The client closed the connection while its answer was being prepared: nothing is sent or charged. */
+export class ClientGoneError extends BadRequestError {
+  constructor() {
+    super("The client closed the connection before the response was ready; nothing was charged.");
+  }
+}
+
 /** 400 text/plain: the result has more rows than `limits.max_rows` allows; refused, never truncated. */
 export class TooManyRowsError extends BadRequestError {
   constructor(

@@ -12,6 +12,7 @@ import { rowidSpanSql } from "../sql/rowid.ts";
 import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 import type { Database } from "bun:sqlite";
 import { openReadOnly } from "./catalog.ts";
+import { ClientGoneError } from "../errors.ts";
 import { CountCache } from "./count-cache.ts";
 import { LaneClassifier } from "./lanes.ts";
 import type { SendingOptions } from "./outgoing.ts";
@@ -183,8 +184,11 @@ export class QueryExecutor {
    * Runs the query to the end and keeps the bytes (priced per row before delivery). Nothing is
    * sent before the end, so a result over max_rows needs no count first: the scan finds it. Null
    * once the result is found to be over `maxBytes` (a transport's cap): the read is stopped there.
+   * Once `signal` is aborted (the client went away) the read stops and `ClientGoneError` is thrown:
+   * nobody would receive what is held, and a paid result is only held for its buyer.
    */
-  async collect(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT, maxBytes = Number.POSITIVE_INFINITY): Promise<BufferedResult | null> {
+  async collect(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT, maxBytes = Number.POSITIVE_INFINITY, signal?: AbortSignal): Promise<BufferedResult | null> {
+    if (signal?.aborted) throw new ClientGoneError();
     const version = this.inline.dataVersion();
     const capped = Number.isFinite(maxBytes) ? maxBytes : null;
     let result: QueryResult;
@@ -201,6 +205,7 @@ export class QueryExecutor {
     } else {
       const chunks: Uint8Array[] = [];
       for await (const chunk of result.body) {
+        if (signal?.aborted) throw new ClientGoneError();
         chunks.push(chunk);
         bytes += chunk.byteLength;
         // Leaving the loop cancels the body, which stops its workers.

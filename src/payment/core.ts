@@ -20,7 +20,7 @@
  *      is settled and the answer is 402 with the new offers;
  *   8. settle, record, deliver. A failure before settlement is never charged.
  */
-import { BadRequestError, PaymentIdConflictError, ServerError } from "../errors.ts";
+import { ClientGoneError, PaymentIdConflictError, ServerError } from "../errors.ts";
 import type { ChainReader } from "./chain.ts";
 import type { PaymentEventSink, PaymentRefusal } from "./events.ts";
 import type { FacilitatorClient } from "./facilitator.ts";
@@ -174,7 +174,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     // A client that left while the work ran would pay for a response nobody receives.
     if (work.signal?.aborted) {
       await drop();
-      throw new BadRequestError("The client closed the connection before the response was ready; nothing was charged.");
+      throw new ClientGoneError();
     }
     return settle(work, payload, key, offer, offers, rows, ours);
   }

@@ -104,8 +104,8 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
   }
 
   /** The whole result, refused if it is over the limits (the data may have changed since a count). */
-  async function collectWithinLimit(query: ValidatedQuery, cap: AnswerCap | undefined, format: OutputFormat): Promise<{ result: QueryResult; rows: number }> {
-    const buffered = await executor.collect(query, format, cap?.maxBytes);
+  async function collectWithinLimit(query: ValidatedQuery, cap: AnswerCap | undefined, format: OutputFormat, signal?: AbortSignal): Promise<{ result: QueryResult; rows: number }> {
+    const buffered = await executor.collect(query, format, cap?.maxBytes, signal);
     if (buffered === null) throw new BadRequestError(cap!.tooLarge);
     checkRows(buffered.rows, cap);
     return { result: { complete: buffered.chunks, rows: buffered.rows }, rows: buffered.rows };
@@ -122,7 +122,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       const cap = request.answerCap;
       await checkCap(query, cap);
       // Under a cap the whole (small) result is read and checked; otherwise it streams.
-      const deliver = async () => (cap === undefined ? executor.stream(query, format) : (await collectWithinLimit(query, cap, format)).result);
+      const deliver = async () => (cap === undefined ? executor.stream(query, format) : (await collectWithinLimit(query, cap, format, request.signal)).result);
       if (!tags.some((tag) => tag.type !== "metadata_price")) return data(await deliver(), null);
       const resource = { url: request.resourceUrl, description: config.payment.defaultDescription, mimeType: format.mediaType };
       const extensions = queryExtensions({
@@ -151,7 +151,8 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         // A result over the limits fails here, after /verify and before /settle: never charged.
         execute: async () => {
           try {
-            return (held = await collectWithinLimit(query, cap, format)).rows;
+            // Read only while its buyer waits: a client gone stops the read (nothing is settled).
+            return (held = await collectWithinLimit(query, cap, format, request.signal)).rows;
           } catch (error) {
             throw error instanceof TooManyRowsError && soldPerQuery(tags) ? error.withoutCount() : error;
           }
