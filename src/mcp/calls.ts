@@ -3,7 +3,7 @@
  * the query service (the same dialect, limits, prices, payment flow, ledger and replay rules as
  * `GET /api/query`), `describe_table` the table service (`GET /api/table/{name}`). The payment is
  * bound to the same resource URL as over HTTP: a query's is the HTTP URL of the same SQL, so a
- * payment quoted for one query never pays for another, over either transport.
+ * payment quoted for one query is refused for another, over either transport.
  */
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config } from "../config/types.ts";

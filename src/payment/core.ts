@@ -91,7 +91,8 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
    */
   async function checkNew(work: PaidWork, payload: ExactPaymentPayload): Promise<{ offer: Offer; offers: Offer[] } | PaymentOutcome> {
     // x402 clients copy the 402's `resource` into the payload: a payment quoted for one resource
-    // (for a query, its SQL) pays for no other, even at the same price (ARCHITECTURE.md §6, §12).
+    // (for a query, its SQL) is refused for another, even at the same price (ARCHITECTURE.md §6,
+    // §12). The signature does not cover `resource`: this guards honest clients, not stolen headers.
     if (payload.resource !== undefined && payload.resource.url !== work.resource.url) return quote(work, "other-resource", MSG.quotedForOther);
     // A fixed offer needs no count; anything else is priced from the (cached) count.
     let offers = offersWithoutWork(work);
