@@ -3,7 +3,9 @@
  * dashboard. A slug becomes the first URL path segment (`/<slug>/`), so it is restricted to a safe
  * pattern (checked by the schema), `api`, `mcp`, `healthz`, `readyz` and `metrics` are reserved for the
  * server's own routes, and slugs are unique.
- * Each entry charts a configured table; its name is stored as configured.
+ * Each entry charts a configured table; its name is stored as configured. A table that sells its
+ * schema (a `metadata_price` tag) gets no dashboard: the page would publish its columns, their
+ * types and a snapshot of its rows for free.
  */
 import { resolve } from "node:path";
 import { formatPath, isRecord, type Problems } from "./problems.ts";
@@ -13,7 +15,8 @@ import type { Config, DashboardEntry } from "./types.ts";
 /** Slugs that would collide with the server's own routes (the API, health checks and metrics). */
 const RESERVED_SLUGS = new Set(["api", "mcp", "healthz", "readyz", "metrics"]);
 
-export function resolveDashboards(raw: unknown, tableNames: string[], baseDir: string, problems: Problems): Config["dashboards"] {
+/** `schemaSold`: the configured tables with a metadata_price tag. */
+export function resolveDashboards(raw: unknown, tableNames: string[], baseDir: string, problems: Problems, schemaSold: string[] = []): Config["dashboards"] {
   const section = isRecord(raw) ? raw : {};
   const root = resolve(baseDir, typeof section.root === "string" ? section.root : DEFAULTS.dashboardsRoot);
   const tablesByLowerName = new Map(tableNames.map((name) => [name.toLowerCase(), name]));
@@ -34,6 +37,11 @@ export function resolveDashboards(raw: unknown, tableNames: string[], baseDir: s
       const configured = tablesByLowerName.get(table.toLowerCase());
       if (configured === undefined) {
         problems.add([...path, "table"], `${JSON.stringify(table)} is not a configured table; use one of ${tableNames.join(", ")}`);
+      } else if (schemaSold.includes(configured)) {
+        problems.add(
+          [...path, "table"],
+          `${JSON.stringify(configured)} sells its schema (a metadata_price price tag), which a dashboard would publish for free (its columns, their types and a snapshot of its rows): remove this entry, or the table's metadata_price tag`,
+        );
       } else {
         table = configured;
       }

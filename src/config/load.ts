@@ -63,7 +63,8 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
   const rpcUrls = resolveRpcUrls(config.rpc_urls, problems);
   const tables = resolveTables(config.tables, tokens, problems);
   const tableNames = tables.map((table) => table.name).filter((name) => name !== "");
-  const dashboards = config.dashboards === undefined ? undefined : resolveDashboards(config.dashboards, tableNames, baseDir, problems);
+  const schemaSold = tables.filter((table) => table.priceTags.some((tag) => tag.type === "metadata_price")).map((table) => table.name);
+  const dashboards = config.dashboards === undefined ? undefined : resolveDashboards(config.dashboards, tableNames, baseDir, problems, schemaSold);
 
   const database = sectionOf(config.database);
   const payment = sectionOf(config.payment);

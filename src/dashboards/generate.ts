@@ -15,6 +15,7 @@ import { planCharts, type DashboardPlan } from "./chart-plan.ts";
 import { renderDashboardPage } from "./dashboard-page.ts";
 import { moveToBackup, pathExists, writeFileAtomically, writeTemporaryFolder, type FolderFiles } from "./folders.ts";
 import { renderLandingPage } from "./landing-page.ts";
+import { queriesArePaid } from "./prices.ts";
 import { rowidAliasOf, SNAPSHOT_ROW_CAP, takeSnapshot } from "./snapshot.ts";
 import styleSheet from "./style.css" with { type: "text" };
 
@@ -54,7 +55,7 @@ function selectEntries(entries: DashboardEntry[], slug: string | undefined): Das
   return [entry];
 }
 
-function dashboardFiles(opts: GenerateOptions, entry: DashboardEntry): { files: FolderFiles; summary: string } {
+function dashboardFiles(opts: GenerateOptions, entry: DashboardEntry): { files: FolderFiles; summary: string; warning?: string } {
   const { config, db, catalog } = opts;
   const table = catalog.table(entry.table);
   if (!table) {
@@ -73,9 +74,14 @@ function dashboardFiles(opts: GenerateOptions, entry: DashboardEntry): { files: 
     rowsPerSampleRow: snapshot.sampled && snapshot.rows.length > 0 ? snapshot.totalRows / snapshot.rows.length : 1,
   };
   const page = renderDashboardPage({ entry, table, snapshot, plan, baseUrl: config.server.baseUrl, mcpMaxRows: config.limits.mcpMaxRows });
+  // snapshot.arrow is served to anyone: a sample of a paid table is its free preview, the whole of it is the table.
+  const whole = !snapshot.sampled && snapshot.totalRows > 0 && queriesArePaid(table.config);
   return {
     files: { "index.html": page, "style.css": styleSheet, "dashboard.js": BROWSER_BUNDLE, "snapshot.arrow": snapshot.arrow },
     summary: `${snapshot.rows.length} of ${snapshot.totalRows} rows of '${table.name}', ${plan.charts.length} charts`,
+    ...(whole
+      ? { warning: `note: the snapshot of ${entry.slug} holds every row of '${table.name}' (${snapshot.totalRows}), whose queries are paid: anyone can download them free from /${entry.slug}/snapshot.arrow: remove the dashboard if that is not intended` }
+      : {}),
   };
 }
 
@@ -98,7 +104,8 @@ export async function generateDashboards(opts: GenerateOptions): Promise<Generat
       result.skipped.push(folder);
       continue;
     }
-    const { files, summary } = dashboardFiles(opts, entry);
+    const { files, summary, warning } = dashboardFiles(opts, entry);
+    if (warning !== undefined) log(warning);
     const temporary = await writeTemporaryFolder(root, entry.slug, files);
     try {
       if (exists) {

@@ -42,7 +42,7 @@ tables:
 dashboards:
   root: ./dashboards
   entries:
-    - { slug: dex, title: DEX activity, description: Swaps per hour, tags: [DeFi, Base], table: swaps }
+    - { slug: blocks, title: Blocks, description: Blocks per hour, tags: [Base], table: blocks }   # not swaps: it sells its schema
 `;
 
 /** The smallest valid config. */

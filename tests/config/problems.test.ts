@@ -88,6 +88,12 @@ const CASES: [string, unknown, string, string][] = [
   ["slug pattern", minimal({ dashboards: { entries: [{ slug: "Dex", title: "D", table: "items" }] } }), "dashboards.entries[0].slug", "lowercase letters"],
   ["slug api reserved", minimal({ dashboards: { entries: [{ slug: "api", title: "D", table: "items" }] } }), "dashboards.entries[0].slug", "reserved"],
   ["duplicate slug", minimal({ dashboards: { entries: [{ slug: "d", title: "D", table: "items" }, { slug: "d", title: "E", table: "items" }] } }), "dashboards.entries[1].slug", "already used by dashboards.entries[0]"],
+  [
+    "dashboard of a table that sells its schema",
+    minimal({ tables: [{ name: "items", price_tags: [{ type: "metadata_price", pay_to: PAY_TO, token: "usdc/base", amount: "0.01" }] }], dashboards: { entries: [{ slug: "d", title: "D", table: "items" }] } }),
+    "dashboards.entries[0].table",
+    "sells its schema (a metadata_price price tag), which a dashboard would publish for free",
+  ],
   ["dashboard table not configured", minimal({ dashboards: { entries: [{ slug: "d", title: "D", table: "swaps" }] } }), "dashboards.entries[0].table", "not a configured table; use one of items"],
   ["dashboard title missing", minimal({ dashboards: { entries: [{ slug: "d", table: "items" }] } }), "dashboards.entries[0].title", "is required"],
 ];

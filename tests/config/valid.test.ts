@@ -91,7 +91,7 @@ describe("the full example of ARCHITECTURE.md §2", () => {
   test("dashboards with defaults filled", () => {
     expect(config.dashboards).toEqual({
       root: `${BASE}/dashboards`,
-      entries: [{ slug: "dex", title: "DEX activity", description: "Swaps per hour", tags: ["DeFi", "Base"], table: "swaps", enabled: true }],
+      entries: [{ slug: "blocks", title: "Blocks", description: "Blocks per hour", tags: ["Base"], table: "blocks", enabled: true }],
     });
   });
 });

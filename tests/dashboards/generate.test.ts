@@ -228,3 +228,14 @@ test("everything from the config and the data is HTML-escaped", async () => {
   expect(json).not.toContain("</");
   expect(JSON.parse(json).columns.map((c: { name: string }) => c.name)).toEqual(["</script><b>col", "it's"]);
 });
+
+test("a snapshot holding every row of a paid table is pointed out; a sample of it, or a free table, is not", async () => {
+  const setup = setupDashboards([DEX, CHAIN]);
+  const whole = await generate(setup);
+  const notes = (lines: string[]) => lines.filter((line) => line.startsWith("note:"));
+  // swaps (paid, 1,200 rows) fits the snapshot whole; blocks is free.
+  expect(notes(whole.lines)).toEqual([expect.stringContaining("every row of 'swaps' (1200), whose queries are paid")]);
+  expect(notes(whole.lines)[0]).toContain("/dex/snapshot.arrow");
+  const sampled = await generate(setup, { force: true, snapshotRows: 100 });
+  expect(notes(sampled.lines)).toEqual([]);
+});
