@@ -104,16 +104,16 @@ export function createToolCalls(deps: ToolCallDeps) {
         answerCap: {
           max: cap,
           refusal: (rows) =>
-            `The result has ${rows} rows, more than the ${cap} one MCP call may return (limits.mcp_max_rows); nothing was charged. ` +
+            `The result has ${rows} rows, more than the ${cap} one MCP call may return (limits.mcp_max_rows); this call charged nothing. ` +
             `Add a WHERE condition or a LIMIT of at most ${cap}, or download the whole result as Apache Arrow over HTTP ` +
             `(paid the same way, with x402): GET ${resourceUrl}`,
           needsLimit:
             `This table is sold at a fixed price per query: over MCP, a query of it needs a LIMIT of at most ${cap} ` +
-            `(limits.mcp_max_rows), so that its size does not depend on the data; nothing was charged. ` +
+            `(limits.mcp_max_rows), so that its size does not depend on the data; this call charged nothing. ` +
             `Or download the whole result as Apache Arrow over HTTP (paid the same way, with x402): GET ${resourceUrl}`,
           maxBytes: config.limits.mcpMaxBytes,
           tooLarge:
-            `The result is larger than the ${config.limits.mcpMaxBytes} bytes (as Apache Arrow) one MCP call may return (limits.mcp_max_bytes); nothing was charged. ` +
+            `The result is larger than the ${config.limits.mcpMaxBytes} bytes (as Apache Arrow) one MCP call may return (limits.mcp_max_bytes); this call charged nothing. ` +
             `Select fewer or narrower columns, add a WHERE condition or a smaller LIMIT, or download the whole result as Apache Arrow over HTTP ` +
             `(paid the same way, with x402): GET ${resourceUrl}`,
         },

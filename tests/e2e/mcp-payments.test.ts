@@ -195,7 +195,7 @@ describe("refusals move nothing", () => {
       expect(required.accepts[0]!.amount).toBe(String(40n * PRICES.perItem.units));
       const refused = refusalOf(paid);
       expect(refused.status).toBe(400);
-      expect(refused.error).toStartWith("The result is larger than the 600 bytes (as Apache Arrow) one MCP call may return (limits.mcp_max_bytes); nothing was charged.");
+      expect(refused.error).toStartWith("The result is larger than the 600 bytes (as Apache Arrow) one MCP call may return (limits.mcp_max_bytes); this call charged nothing.");
       expect(refused.error).toEndWith(`GET ${queryUrl(small.url, sql)}`);
       expect(receiptOf(paid)).toBeUndefined();
       expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
