@@ -21,7 +21,7 @@ import { InlineReader } from "./inline.ts";
 import { ResultCache } from "./result-cache.ts";
 import { StripedScan, StripePlanner } from "./striped.ts";
 import { WorkerPool, type WorkerSlot } from "./pool.ts";
-import { BATCH_ROWS, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from "./protocol.ts";
+import { batchRowsFor, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from "./protocol.ts";
 import { ResultStream, ResultTooLarge, rowsOfBody, workerError, type QueryResult } from "./result-stream.ts";
 
 export type { QueryResult } from "./result-stream.ts";
@@ -293,7 +293,7 @@ class RunningQuery extends ResultStream {
       columns: encoderColumns(query),
       format: job.format,
       maxRows: limits.maxRows,
-      batchRows: BATCH_ROWS,
+      batchRows: batchRowsFor(query.columns.length),
       maxBytes: job.maxBytes,
     } satisfies ToWorker);
   }
@@ -301,9 +301,13 @@ class RunningQuery extends ResultStream {
   private onMessage(msg: FromWorker): void {
     if (msg.type === "chunk") {
       this.inFlight++;
-      // The worker is waiting for us, not working: its time does not count.
-      if (this.inFlight >= MAX_IN_FLIGHT) this.timer.pause();
       this.push(msg.bytes, msg.rows, () => this.ack());
+      if (this.inFlight >= MAX_IN_FLIGHT) {
+        // The worker is waiting for us, not working: its time does not count, and the response
+        // starts (small batches of a wide select list may not reach FIRST_RESPONSE_* first).
+        this.timer.pause();
+        this.startStreaming();
+      }
     } else if (msg.type === "done") {
       this.timer.stop();
       this.pool.release(this.slot);

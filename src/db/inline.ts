@@ -40,6 +40,9 @@ import { sqliteErrorReply } from "./sqlite-errors.ts";
 /** The most rows an inline read may touch (LIMIT + OFFSET). */
 export const INLINE_MAX_ROWS = 1000;
 
+/** And the most values (rows × columns): a select list may name a column hundreds of times. */
+export const INLINE_MAX_CELLS = 64 * INLINE_MAX_ROWS;
+
 /**
  * The most characters and bytes of text and blobs an inline read may hold: reading and encoding
  * more would hold this thread (1,000 rows of 100 KB texts took ~150 ms, ~700 ms as Parquet). A read
@@ -109,7 +112,8 @@ export class InlineReader {
   eligible(query: ValidatedQuery): boolean {
     if (this.tooLarge.has(query)) return false;
     if (!query.table.limitBounded || query.filtered || query.ordered || query.limit === null) return false;
-    return query.limit + (query.offset ?? 0) <= INLINE_MAX_ROWS && query.limit <= this.maxRows;
+    const rows = query.limit + (query.offset ?? 0);
+    return rows <= INLINE_MAX_ROWS && rows * query.columns.length <= INLINE_MAX_CELLS && query.limit <= this.maxRows;
   }
 
   /** Whether a query may be tried here at all: provably small, or a WHERE not yet found too slow. */

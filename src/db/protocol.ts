@@ -7,14 +7,18 @@ import type { ValidatedQuery } from "../sql/dialect.ts";
 
 /** The Arrow columns of a query's result, as the encoder takes them. */
 /**
- * Characters of text and bytes of blobs among a row's values: what the byte bounds of a read
- * count (inline.ts INLINE_MAX_BYTES, RunJob.maxBytes), never more than encoding them adds.
+ * A row's values as the byte bounds of a read count them (inline.ts INLINE_MAX_BYTES,
+ * RunJob.maxBytes): characters of text, bytes of blobs, 8 for a number (as in Arrow), 1 for a
+ * boolean, 0 for NULL: never more than encoding them adds. Numbers count too: a select list of
+ * 1,500 timestamp columns makes wide rows without a single text.
  */
 export function bytesOfValues(values: readonly unknown[]): number {
   let bytes = 0;
   for (const value of values) {
     if (typeof value === "string") bytes += value.length;
+    else if (typeof value === "number" || typeof value === "bigint") bytes += 8;
     else if (value instanceof Uint8Array) bytes += value.byteLength;
+    else if (typeof value === "boolean") bytes += 1;
   }
   return bytes;
 }
@@ -34,6 +38,16 @@ export const BATCH_ROWS = 16_384;
  * 100 KB would otherwise make a 1.6 GB batch, held in the worker and then in the response.
  */
 export const BATCH_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * And at most this many values (rows × columns): BATCH_ROWS rows of up to 16 columns. A select
+ * list may name a column many times under aliases; 16,384 rows of 1,500 columns took 2–8 GB.
+ */
+export const BATCH_MAX_CELLS = 16 * BATCH_ROWS;
+
+/** Rows per batch for a result of `columns` columns (BATCH_ROWS, fewer for a wide select list). */
+export function batchRowsFor(columns: number): number {
+  return Math.max(1, Math.min(BATCH_ROWS, Math.floor(BATCH_MAX_CELLS / Math.max(1, columns))));
+}
 
 /**
  * The response starts (200 and headers) once this many rows are encoded, or the result ended:

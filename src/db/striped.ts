@@ -19,7 +19,7 @@ import type { ValidatedQuery } from "../sql/dialect.ts";
 import { rowidBoundsSql, rowidRangeSql, rowWidthSql } from "../sql/rowid.ts";
 import { valuesOnce } from "./catalog.ts";
 import type { WorkerPool, WorkerSlot } from "./pool.ts";
-import { encoderColumns, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
+import { BATCH_MAX_CELLS, encoderColumns, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
 import type { SendingOptions } from "./outgoing.ts";
 import { ResultStream, workerError, type QueryResult } from "./result-stream.ts";
 import { TimeBudget, timeLimitError } from "./time-budget.ts";
@@ -79,6 +79,8 @@ export class StripePlanner {
 
   /** Whether a range of the table's rows fits RANGE_MAX_BYTES, from rows sampled over its rowid span (the data may have changed since the plan). */
   private narrow(query: ValidatedQuery, plan: StripePlan): boolean {
+    // A range is one batch: more columns than BATCH_MAX_CELLS allows for RANGE_ROWIDS rows, one worker.
+    if (query.columns.length * RANGE_ROWIDS > BATCH_MAX_CELLS) return false;
     if (plan.widthSql === null) return true;
     const [min, max] = (this.db.query(plan.boundsSql).values()[0] ?? [null, null]) as [number | null, number | null];
     if (min === null || max === null) return true;

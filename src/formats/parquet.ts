@@ -46,6 +46,13 @@ import type { FormatEncoder, FormatOptions } from "./encoder.ts";
 
 /** Rows per row group (see the measurements above). */
 export const ROW_GROUP_ROWS = 16_384;
+/**
+ * A row group is also written once its values hold this many bytes (text and blobs as their
+ * length, anything else 8) or ROW_GROUP_MAX_CELLS values: 16,384 rows of 100 KB, or of 1,500
+ * columns, would otherwise be held in the encoder whatever the batches' size.
+ */
+const ROW_GROUP_MAX_BYTES = 8 * 1024 * 1024;
+const ROW_GROUP_MAX_CELLS = 16 * ROW_GROUP_ROWS;
 
 const MAGIC = [0x50, 0x41, 0x52, 0x31]; // "PAR1"
 const ZSTD_LEVEL = 3;
@@ -156,12 +163,14 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
   out.take(); // the magic the constructor wrote: head() returns it
   let pending: unknown[][] = columns.map(() => []);
   let pendingRows = 0;
+  let pendingBytes = 0;
 
   function writeRowGroup(): void {
     if (pendingRows === 0) return;
     writer.write({ columnData: columns.map((column, c) => ({ name: column.name, data: pending[c]! })), rowGroupSize: pendingRows });
     pending = columns.map(() => []);
     pendingRows = 0;
+    pendingBytes = 0;
   }
 
   function append(rows: readonly Row[], firstRowIndex: number): void {
@@ -188,6 +197,7 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
           parquet = result === null ? null : parquetValue[column.kind](result);
         }
         values[r] = parquet;
+        pendingBytes += typeof value === "string" ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
       }
       return values;
     });
@@ -201,7 +211,7 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
     head: () => new Uint8Array(MAGIC),
     batch(rows, firstRowIndex) {
       append(rows, firstRowIndex);
-      if (pendingRows >= rowGroupRows) writeRowGroup();
+      if (pendingRows >= rowGroupRows || pendingBytes >= ROW_GROUP_MAX_BYTES || pendingRows * columns.length >= ROW_GROUP_MAX_CELLS) writeRowGroup();
       return out.take();
     },
     end() {

@@ -57,6 +57,9 @@ describe("eligible: bounded reads of a table (or a view picking its columns), no
     ["SELECT title FROM item_names LIMIT 10", true], // a view that only picks columns reads what a table does
     ["SELECT * FROM named_kinds LIMIT 2", true],
     ["SELECT id FROM view_of_view LIMIT 10", false], // the inner view's shape is not checked
+    // At most 64,000 values: a column named 200 times under aliases is 200 columns.
+    [`SELECT ${Array.from({ length: 200 }, (_, i) => `id AS c${i}`).join(", ")} FROM items LIMIT 320`, true],
+    [`SELECT ${Array.from({ length: 200 }, (_, i) => `id AS c${i}`).join(", ")} FROM items LIMIT 321`, false],
   ])("%s → %p", (sql, eligible) => {
     expect(reader.eligible(validate(sql))).toBe(eligible);
   });

@@ -90,3 +90,18 @@ test("row groups are written as rows arrive: the end holds only the footer", asy
   // The last, partial row group and the footer: a small part of the file.
   expect(end.byteLength).toBeLessThan(file.byteLength / 3);
 });
+
+test("a row group also ends at 8 MiB of values: 100 KB texts are not held 16,384 rows at a time", async () => {
+  const columns: EncoderColumn[] = [{ name: "body", kind: "utf8", nullable: false }];
+  const encoder = createParquetEncoder(columns);
+  const pieces = [encoder.head()];
+  for (let first = 0; first < 400; first += 50) {
+    pieces.push(encoder.batch(Array.from({ length: 50 }, (_, i) => ({ body: String.fromCharCode(97 + ((first + i) % 26)).repeat(100_000) })), first));
+  }
+  pieces.push(encoder.end());
+  const file = concatBytes(pieces);
+  const groups = (await ParquetFile.fromFile(new Blob([file as BlobPart]))).metadata().rowGroups().map((group) => group.numRows());
+  // 8 MiB is ~84 such rows: a group goes out with the batch that passes it (100 rows), the rest at the end.
+  expect(groups).toEqual([100, 100, 100, 100]);
+  expect(readParquetIndependently(file).getChild("body")!.get(399)).toBe("j".repeat(100_000));
+});
