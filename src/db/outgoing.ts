@@ -28,6 +28,9 @@ export class SendTimeoutError extends Error {
   }
 }
 
+/** `take`'s answer while the next bytes are still on their way to the spill file. */
+export const NOT_YET = Symbol("not yet");
+
 export class OutgoingQueue {
   private readonly memory: Entry[] = [];
   private spill: SpillFile | null = null;
@@ -38,22 +41,28 @@ export class OutgoingQueue {
 
   constructor(
     private readonly options: SendingOptions | null,
-    /** The client stopped reading for longer than the send timeout. */
+    /** The client stopped reading for longer than the send timeout (or a spill write failed). */
     private readonly onTimeout: (error: Error) => void,
+    /** Spilled bytes reached the file: a reader told NOT_YET may take them now. */
+    private readonly onReadable: () => void = () => {},
   ) {}
 
   push(entry: Entry): void {
     // Spilled bytes come before anything in memory; once memory holds a chunk, later ones follow it.
-    if (this.spill !== null && this.memory.length === 0 && this.spill.append(entry.bytes)) {
-      entry.consumed?.();
-    } else {
-      this.memory.push(entry);
-    }
+    if (this.spill === null || this.memory.length > 0 || !this.spillEntry(entry)) this.memory.push(entry);
     this.arm();
   }
 
+  /** Sends the entry to the spill file; its producer is released once it is written (the disk's pace, not this thread's). */
+  private spillEntry(entry: Entry): boolean {
+    return this.spill!.append(entry.bytes, () => {
+      entry.consumed?.();
+      this.onReadable();
+    });
+  }
+
   get isEmpty(): boolean {
-    return this.memory.length === 0 && (this.spill === null || this.spill.pending === 0);
+    return this.memory.length === 0 && (this.spill === null || (this.spill.pending === 0 && this.spill.queuedBytes === 0));
   }
 
   /** Every chunk, for a result that ended before its response started (sent as one buffer). */
@@ -63,10 +72,11 @@ export class OutgoingQueue {
     return chunks;
   }
 
-  /** The next bytes for the client, in order; null when nothing is waiting. */
-  take(): Uint8Array[] | null {
+  /** The next bytes for the client, in order; null when nothing is waiting, NOT_YET while they are being spilled. */
+  take(): Uint8Array[] | null | typeof NOT_YET {
     this.lastRead = performance.now();
     const spilled = this.spill?.next() ?? null;
+    if (spilled === null && this.spill !== null && this.spill.queuedBytes > 0) return NOT_YET;
     let bytes: Uint8Array[] | null = spilled === null ? null : [spilled];
     if (bytes === null) {
       const entry = this.memory.shift();
@@ -118,10 +128,10 @@ export class OutgoingQueue {
   /** Moves the waiting chunks to a spill file, in order, releasing their producer. */
   private startSpilling(): void {
     try {
-      this.spill = new SpillFile(this.options!.budget);
+      this.spill = new SpillFile(this.options!.budget, (error) => this.onTimeout(error));
     } catch {
       return; // no temporary file: the producer stays held back, as before
     }
-    while (this.memory.length > 0 && this.spill.append(this.memory[0]!.bytes)) this.memory.shift()!.consumed?.();
+    while (this.memory.length > 0 && this.spillEntry(this.memory[0]!)) this.memory.shift();
   }
 }

@@ -6,7 +6,7 @@
  * abort the stream. Subclasses (execute.ts, striped.ts) drive the workers.
  */
 import { BadRequestError, ServerError, TooManyRowsError, ValueDoesNotFitError } from "../errors.ts";
-import { OutgoingQueue, type SendingOptions } from "./outgoing.ts";
+import { NOT_YET, OutgoingQueue, type SendingOptions } from "./outgoing.ts";
 import { FIRST_RESPONSE_BYTES, FIRST_RESPONSE_ROWS, type FromWorker } from "./protocol.ts";
 
 /**
@@ -39,7 +39,11 @@ export abstract class ResultStream {
 
   /** `sending`: how a client that stops reading is handled (outgoing.ts); null: held back only. */
   constructor(sending: SendingOptions | null = null) {
-    this.queue = new OutgoingQueue(sending, (error) => this.cut(error));
+    this.queue = new OutgoingQueue(
+      sending,
+      (error) => this.cut(error),
+      () => this.wake?.(),
+    );
     this.started = new Promise((resolve, reject) => {
       this.resolveStart = resolve;
       this.rejectStart = reject;
@@ -134,6 +138,11 @@ export abstract class ResultStream {
         this.wake = null;
       }
       const bytes = this.queue.take();
+      if (bytes === NOT_YET) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = null;
+        continue;
+      }
       if (bytes === null) break;
       if (bytes.length === 0) continue;
       for (const chunk of bytes) controller.enqueue(chunk);
