@@ -42,6 +42,8 @@ export interface AppDeps {
   peerAddress?: (request: Request) => string | null;
   /** Starts a connection's keep-alive time once its response is handed over (ops/keep-alive.ts). */
   handedOver?: (request: Request, bytesToSend: number) => void;
+  /** Closes a connection whose streamed response was cut by the send timeout. */
+  cutOff?: (request: Request) => void;
   /** Operations (ARCHITECTURE.md §11): readiness, metrics, and where finished-request events go. */
   ops?: AppOperations;
   /** What clients hold against the per-client limits; the server passes the same one to every app it reloads. */
@@ -97,6 +99,7 @@ export function createApp(deps: AppDeps): App {
     route: (pathname) => routeLabel(pathname, slugs),
     client: clientOf,
     handedOver: deps.handedOver,
+    cutOff: deps.cutOff,
   });
   const routes = new Elysia(ROUTER_OPTIONS)
     .onRequest(({ request }) => {

@@ -58,6 +58,8 @@ export interface BuildOptions {
   peerAddress?: (request: Request) => string | null;
   /** Starts a connection's keep-alive time once its response is handed over (ops/keep-alive.ts). */
   handedOver?: (request: Request, bytesToSend: number) => void;
+  /** Closes a connection whose streamed response was cut by the send timeout. */
+  cutOff?: (request: Request) => void;
 }
 
 /** What lives as long as the process, across reloads. */
@@ -113,6 +115,9 @@ export async function startServer(config: Config, options: { workers?: number } 
     ...options,
     peerAddress: (request) => server.requestIP(request)?.address ?? null,
     handedOver: (request, bytesToSend) => server.timeout(request, idleSecondsAfter(config.limits.keepAliveSeconds, bytesToSend)),
+    // Bun keeps a connection whose response is stuck in its send buffer open after the body
+    // failed; idle for a second, it is closed.
+    cutOff: (request) => server.timeout(request, 1),
   };
   // Port 0 means "any free port": a base_url still naming port 0 follows the real one.
   const listening = (c: Config): Config => ({ ...c, server: { ...c.server, baseUrl: c.server.baseUrl.replace(/:0$/, `:${server.port}`) } });
@@ -253,7 +258,7 @@ function assemble(config: Config, catalog: Catalog, services: Services, options:
   const ops = { readiness, metrics: services.metrics, onRequest: events.emit };
   // A reload that keeps the tables' shape keeps the validation workers (and skips their start-up).
   const validator = previous?.forCatalog(catalog, config.limits) ?? createQueryValidator(catalog, config.limits);
-  const app = createApp({ config, catalog, executor: services.executor, payments, version: VERSION, validator, peerAddress: options.peerAddress, handedOver: options.handedOver, ops, clientCounts: services.clientCounts });
+  const app = createApp({ config, catalog, executor: services.executor, payments, version: VERSION, validator, peerAddress: options.peerAddress, handedOver: options.handedOver, cutOff: options.cutOff, ops, clientCounts: services.clientCounts });
   return { app, catalog, config, validator };
 }
 

@@ -16,6 +16,18 @@ import { FIRST_RESPONSE_BYTES, FIRST_RESPONSE_ROWS, type FromWorker } from "./pr
  */
 export type QueryResult = { complete: Uint8Array[]; rows: number } | { body: ReadableStream<Uint8Array> };
 
+/** What to do when a streamed body is cut (send timeout): its response can never complete. */
+const cutListeners = new WeakMap<ReadableStream<Uint8Array>, (() => void)[]>();
+
+/**
+ * Calls `listener` if `body` is cut by the send timeout. The layers around the body (the
+ * per-client count, the request's event, the connection) learn it now: a client that reads
+ * nothing pulls nothing, so they would otherwise see the failure only when it reads again.
+ */
+export function whenCut(body: ReadableStream<Uint8Array>, listener: () => void): void {
+  cutListeners.set(body, [...(cutListeners.get(body) ?? []), listener]);
+}
+
 /** Row counts of streamed bodies once they end, so a buffered read can report them. */
 const rowsOf = new WeakMap<ReadableStream<Uint8Array>, number>();
 
@@ -123,6 +135,7 @@ export abstract class ResultStream {
     this.queue.close();
     this.controller?.error(error);
     if (running) this.cancel();
+    for (const listener of cutListeners.get(this.body) ?? []) listener();
   }
 
   /**

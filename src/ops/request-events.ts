@@ -10,6 +10,7 @@
  * it through its tracker: a clone of a stream would keep reading it after the client has gone.
  */
 import type { RequestEvent } from "./events.ts";
+import { whenCut } from "../db/result-stream.ts";
 import { RequestFacts } from "./request-facts.ts";
 
 /** Paths in events are cut to this many characters: a hostile URL cannot make log lines huge. */
@@ -25,6 +26,8 @@ export interface RequestObserverOptions {
    * once a streamed body has ended (0): the connection's keep-alive time starts (keep-alive.ts).
    */
   handedOver?: (request: Request, bytesToSend: number) => void;
+  /** Called when a streamed result is cut by the send timeout: its connection is to be closed. */
+  cutOff?: (request: Request) => void;
 }
 
 export interface RequestObserver {
@@ -82,6 +85,8 @@ export function observeRequests(handler: (request: Request) => Response | Promis
           // The stream has ended, but its last chunk may not have been sent yet.
           options.handedOver?.(request, counted.lastChunkBytes);
         });
+        // Cut by the send timeout: ended now, and the connection closed, though the client pulls nothing.
+        if (noted.result !== null) whenCut(noted.result, () => (counted.endNow(), options.cutOff?.(request)));
         return response;
       }
       // Any other body is handed over whole. A result's size is known now; another body's once

@@ -26,6 +26,11 @@ export class RequestFacts {
     return this.knownBytes;
   }
 
+  /** The streamed result's own body (before any wrapping), or null. */
+  get result(): ReadableStream<Uint8Array> | null {
+    return this.resultBody;
+  }
+
   /** Rows delivered; null while unknown. */
   get rows(): number | null {
     if (this.knownRows !== null) return this.knownRows;
@@ -96,6 +101,11 @@ export class CountedBody {
       },
       { highWaterMark: 0 },
     );
+  }
+
+  /** The body will not complete (it was cut): it ends now, incomplete, whether or not it is pulled again. */
+  endNow(): void {
+    this.end(false);
   }
 
   /** Calls `listener` when the body ends (at once if it already has). */

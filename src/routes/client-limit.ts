@@ -5,6 +5,7 @@
  * its worker or its spill file. Off (0) by default: behind a proxy every client shares the proxy's
  * address until `server.trust_proxy` names the header the proxy puts the client's address in.
  */
+import { whenCut } from "../db/result-stream.ts";
 import { TooManyRequestsError } from "../errors.ts";
 
 /**
@@ -74,6 +75,7 @@ const untracked: BodyTracker = (body) => body;
 
 /** The body, calling `release` once it has been read to the end, failed or was cancelled. */
 function releasedWhenSent(body: ReadableStream<Uint8Array>, release: () => void): ReadableStream<Uint8Array> {
+  whenCut(body, release);
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>(
     {

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { bytesRead, residentBytes, spawnServer, type ChildServer } from "../../bench/processes.ts";
@@ -35,7 +35,7 @@ beforeAll(async () => {
   const config = { server: { metrics: true }, database: { sqlite: "./wide.sqlite" }, tables: [{ name: "wide" }], limits: { query_timeout_ms: 20_000 } };
   writeFileSync(join(dir, "arrow402.yaml"), Bun.YAML.stringify(config));
   server = await spawnServer(["bun", MAIN, "serve", "--config", join(dir, "arrow402.yaml"), "--bind", "127.0.0.1:0"], / on (http:\/\/\S+)/);
-  writeFileSync(join(dir, "impatient.yaml"), Bun.YAML.stringify({ ...config, limits: { ...config.limits, send_timeout_ms: 1_000 } }));
+  writeFileSync(join(dir, "impatient.yaml"), Bun.YAML.stringify({ ...config, limits: { ...config.limits, send_timeout_ms: 1_000, max_concurrent_per_client: 1 } }));
   impatient = await spawnServer(["bun", MAIN, "serve", "--config", join(dir, "impatient.yaml"), "--bind", "127.0.0.1:0"], / on (http:\/\/\S+)/);
 }, 60_000);
 afterAll(async () => {
@@ -151,6 +151,37 @@ test("eight stalled exports hold no worker a small query needs, keep memory boun
   const results = bodies.reduce((sum, raw) => sum + raw.byteLength, 0);
   expect(growth).toBeLessThan(results * 0.75);
 }, 60_000);
+
+/** The server side's TCP state of the connection from `clientPort` ("01" established), or null once gone (/proc/net/tcp). */
+function serverSideState(serverPort: number, clientPort: number): string | null {
+  const hex = (port: number) => `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  for (const line of readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1)) {
+    const [, local, remote, state] = line.trim().split(/\s+/);
+    if (local?.endsWith(hex(serverPort)) && remote?.endsWith(hex(clientPort))) return state!;
+  }
+  return null;
+}
+
+test("a reader that reads nothing for send_timeout_ms is cut: the server closes its connection and frees its query slot, though it never reads again", async () => {
+  const url = `${impatient.url}/api/query?query=${encodeURIComponent("SELECT id, note, amount FROM wide")}`;
+  const { hostname, port, pathname, search } = new URL(url);
+  const socket: Socket = connect(Number(port), hostname);
+  socket.on("error", () => {});
+  await new Promise((resolve) => socket.on("connect", resolve));
+  socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+  socket.pause(); // and never resumed: the server alone must end it
+  await Bun.sleep(300);
+  const state = () => serverSideState(Number(port), socket.localPort!);
+  expect(state()).toBe("01");
+  // Its one query slot (max_concurrent_per_client: 1) is held meanwhile.
+  expect((await fetch(`${impatient.url}/api/query?query=${encodeURIComponent("SELECT * FROM wide WHERE id <= 3")}`)).status).toBe(429);
+  // Cut after 1 s without a read, closed a second later (FIN-WAIT-1: the kernel keeps what it could
+  // not send), however long the client waits: polled for at most 15 s.
+  for (let i = 0; i < 150 && state() === "01"; i++) await Bun.sleep(100);
+  expect(state()).not.toBe("01");
+  expect((await timed(`${impatient.url}/api/query?query=${encodeURIComponent("SELECT * FROM wide WHERE id <= 3")}`)).status).toBe(200);
+  socket.destroy();
+}, 30_000);
 
 test("a reader that reads nothing for send_timeout_ms is cut: its body ends short", async () => {
   const url = `${impatient.url}/api/query?query=${encodeURIComponent("SELECT id, note, amount FROM wide")}`;
