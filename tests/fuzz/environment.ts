@@ -66,9 +66,9 @@ export async function startEnvironment(options: { process: boolean }): Promise<F
   try {
     raiseRequestHeadLimit(16_384);
     const dashboards = writeDashboards(sandbox.dir);
-    const main = await inProcess(sandbox, "main", MAIN_LIMITS, { root: dashboards, entries: [{ slug: "dex", title: "DEX", table: "items" }, { slug: "free-kinds", title: "Kinds", table: "kinds" }] });
+    const main = await inProcess(sandbox, "main", MAIN_LIMITS, { root: dashboards, entries: [{ slug: "dex", title: "DEX", table: "flat_items" }, { slug: "free-kinds", title: "Kinds", table: "kinds" }] });
     started.push(main);
-    const tight = await inProcess(sandbox, "tight", TIGHT_LIMITS, { root: join(sandbox.dir, "not-generated"), entries: [{ slug: "dex", title: "DEX", table: "items" }] });
+    const tight = await inProcess(sandbox, "tight", TIGHT_LIMITS, { root: join(sandbox.dir, "not-generated"), entries: [{ slug: "dex", title: "DEX", table: "flat_items" }] });
     started.push(tight);
     const process = options.process ? await subprocess(sandbox) : null;
     if (process) started.push(process);
