@@ -115,6 +115,8 @@ export class SpillFile {
     if (this.closed) return;
     this.closed = true;
     this.budget.free(this.pending + this.queued);
+    // Nothing more will reach the file: a reader is not told to wait for it.
+    this.queued = 0;
     void this.writing.finally(() => close(this.fd, () => {}));
   }
 }

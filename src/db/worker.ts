@@ -25,7 +25,7 @@ let wake: (() => void) | null = null;
 let rowidSqlArrived: ((sql: string | null) => void) | null = null;
 /** Set by the HTTP thread to abandon the running statement (sql/guard.ts) or job (`stop`). */
 let stopFlag: Int32Array<ArrayBufferLike> = new Int32Array(1);
-/** The running query or range, which a `stop` waits for before answering. */
+/** The running query, or the ranges queued one after another, which a `stop` waits for before answering. */
 let running: Promise<void> = Promise.resolve();
 
 /** This worker's part of a scan split by rowid ranges (see db/striped.ts), while it runs. */
@@ -78,7 +78,9 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   } else if (msg.type === "stripe") {
     beginStripe(msg);
   } else if (msg.type === "range") {
-    running = runRange(msg.id, msg.seq, msg.lo, msg.hi);
+    // One range after another: a range waiting for its misfit's rowid query holds the next back
+    // (which would otherwise take its place in `rowidSqlArrived`), and `stop` waits for them all.
+    running = running.then(() => runRange(msg.id, msg.seq, msg.lo, msg.hi));
   } else if (msg.type === "stripe-end") {
     endStripe(msg.id);
   } else if (msg.type === "stop") {

@@ -58,8 +58,8 @@ export class RequestFacts {
 
   /** The route's body tracker, followed by a count of the bytes that leave. */
   tracking(track: BodyTracker): BodyTracker {
-    return (body) => {
-      this.counted = new CountedBody(track(body));
+    return (body, result) => {
+      this.counted = new CountedBody(track(body, result));
       return this.counted.stream;
     };
   }

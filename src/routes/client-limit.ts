@@ -56,9 +56,9 @@ export class ClientConcurrency {
       else this.running.set(address, left);
     };
     let streaming = false;
-    const track: BodyTracker = (body) => {
+    const track: BodyTracker = (body, result) => {
       streaming = true;
-      return releasedWhenSent(body, release);
+      return releasedWhenSent(body, release, result ?? body);
     };
     try {
       return await handle(track);
@@ -68,14 +68,18 @@ export class ClientConcurrency {
   }
 }
 
-/** Wraps a streamed response body so that the limiter knows when it has been sent. */
-export type BodyTracker = (body: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>;
+/**
+ * Wraps a streamed response body so that the limiter knows when it has been sent. `result`: the
+ * query result's own body when `body` is made from it (compressed), which is what a send timeout
+ * cuts (`whenCut`).
+ */
+export type BodyTracker = (body: ReadableStream<Uint8Array>, result?: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>;
 
 const untracked: BodyTracker = (body) => body;
 
 /** The body, calling `release` once it has been read to the end, failed or was cancelled. */
-function releasedWhenSent(body: ReadableStream<Uint8Array>, release: () => void): ReadableStream<Uint8Array> {
-  whenCut(body, release);
+function releasedWhenSent(body: ReadableStream<Uint8Array>, release: () => void, result: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  whenCut(result, release);
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>(
     {

@@ -35,8 +35,9 @@ export function resultResponse(result: QueryResult, options: ResultResponseOptio
     return new Response(null, { status: 200, headers: { ...headers, "transfer-encoding": "chunked" } });
   }
   if (coding !== null) {
-    const body = compressBody(complete ?? (result as { body: ReadableStream<Uint8Array> }).body, coding);
-    return new Response(options.track?.(body) ?? body, { status: 200, headers });
+    const source = complete === null ? (result as { body: ReadableStream<Uint8Array> }).body : undefined;
+    const body = compressBody(complete ?? source!, coding);
+    return new Response(options.track?.(body, source) ?? body, { status: 200, headers });
   }
   if (complete !== null) return new Response(oneBuffer(complete) as BodyInit, { status: 200, headers });
   const body = (result as { body: ReadableStream<Uint8Array> }).body;
