@@ -7,14 +7,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnServer, type ChildServer } from "../../bench/processes.ts";
+import type { ChildServer } from "../../bench/processes.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { sqliteValues } from "../support/sqlite-direct.ts";
-import { scrape } from "../ops/support.ts";
+import { metricValue } from "../ops/support.ts";
+import { serveConfig } from "../support/spawned-server.ts";
 
-const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 let server: ChildServer;
 let dbPath: string;
 
@@ -31,14 +30,13 @@ beforeAll(async () => {
           INSERT INTO gappy SELECT x, 'g' || x FROM c UNION ALL SELECT x + 65000, 'g' || (x + 65000) FROM c`);
   db.close();
   const config = { server: { metrics: true }, database: { sqlite: "./split.sqlite" }, tables: [{ name: "items" }, { name: "gappy" }] };
-  writeFileSync(join(dir, "arrow402.yaml"), Bun.YAML.stringify(config));
-  server = await spawnServer(["bun", MAIN, "serve", "--config", join(dir, "arrow402.yaml"), "--bind", "127.0.0.1:0"], / on (http:\/\/\S+)/);
+  server = await serveConfig(dir, config);
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
 });
 
-const splitScans = async () => (await scrape(server.url)).value("arrow402_split_scans_total", {}) ?? Number.NaN;
+const splitScans = () => metricValue(server.url, "arrow402_split_scans_total");
 
 async function get(sql: string, format = "arrow"): Promise<Response> {
   const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}&format=${format}`, { headers: { "accept-encoding": "identity" } });

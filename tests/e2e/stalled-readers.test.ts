@@ -9,17 +9,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { bytesRead, residentBytes, spawnServer, type ChildServer } from "../../bench/processes.ts";
+import { bytesRead, residentBytes, type ChildServer } from "../../bench/processes.ts";
 import { readParquetIndependently } from "../formats/support.ts";
-import { scrape } from "../ops/support.ts";
+import { metricValue } from "../ops/support.ts";
+import { serveConfig } from "../support/spawned-server.ts";
 import { tempDir } from "../support/fixtures.ts";
 
 const ROWS = 300_000;
 const STALLED = 8;
-const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 let server: ChildServer;
 /** The same data with a short `limits.send_timeout_ms`. */
 let impatient: ChildServer;
@@ -33,10 +33,8 @@ beforeAll(async () => {
           INSERT INTO wide SELECT x, hex(randomblob(100)), x * 1.5 FROM c`);
   db.close();
   const config = { server: { metrics: true }, database: { sqlite: "./wide.sqlite" }, tables: [{ name: "wide" }], limits: { query_timeout_ms: 20_000 } };
-  writeFileSync(join(dir, "arrow402.yaml"), Bun.YAML.stringify(config));
-  server = await spawnServer(["bun", MAIN, "serve", "--config", join(dir, "arrow402.yaml"), "--bind", "127.0.0.1:0"], / on (http:\/\/\S+)/);
-  writeFileSync(join(dir, "impatient.yaml"), Bun.YAML.stringify({ ...config, limits: { ...config.limits, send_timeout_ms: 1_000, max_concurrent_per_client: 1 } }));
-  impatient = await spawnServer(["bun", MAIN, "serve", "--config", join(dir, "impatient.yaml"), "--bind", "127.0.0.1:0"], / on (http:\/\/\S+)/);
+  server = await serveConfig(dir, config);
+  impatient = await serveConfig(dir, { ...config, limits: { ...config.limits, send_timeout_ms: 1_000, max_concurrent_per_client: 1 } }, "impatient.yaml");
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -84,7 +82,7 @@ function dechunk(raw: Buffer): Uint8Array {
 }
 
 /** `arrow402_spill_bytes` as the server reports it. */
-const spillBytes = async (url: string) => (await scrape(url)).value("arrow402_spill_bytes", {}) ?? Number.NaN;
+const spillBytes = (url: string) => metricValue(url, "arrow402_spill_bytes");
 
 /**
  * Waits until the stalled responses have been written out: their spill files have stopped growing
@@ -195,7 +193,7 @@ test("a reader that reads nothing for send_timeout_ms is cut: its body ends shor
 }, 30_000);
 
 /** `arrow402_query_workers_restarted_total` as the server reports it. */
-const workerRestarts = async (url: string) => (await scrape(url)).value("arrow402_query_workers_restarted_total", {}) ?? Number.NaN;
+const workerRestarts = (url: string) => metricValue(url, "arrow402_query_workers_restarted_total");
 
 test("a HEAD of a large export gets a GET's headers; the read stops at once and keeps its workers", async () => {
   const url = (format: string) => `${server.url}/api/query?query=${encodeURIComponent("SELECT id, note, amount FROM wide")}&format=${format}`;

@@ -10,16 +10,15 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { residentBytes, resetPeakRss, spawnServer, type ChildServer } from "../../bench/processes.ts";
+import { residentBytes, resetPeakRss, type ChildServer } from "../../bench/processes.ts";
 import { batchRowsFor } from "../../src/db/protocol.ts";
-import { scrape } from "../ops/support.ts";
+import { metricValue } from "../ops/support.ts";
+import { serveConfig } from "../support/spawned-server.ts";
 import { tempDir } from "../support/fixtures.ts";
 
 const ROWS = 2_000;
 const WIDTH = 100_000;
-const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 let server: ChildServer;
 
 beforeAll(async () => {
@@ -32,14 +31,13 @@ beforeAll(async () => {
   db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO ticks SELECT i, i * 7919 FROM n`);
   db.close();
   const config = { server: { metrics: true }, database: { sqlite: "./wide.sqlite" }, tables: [{ name: "documents" }, { name: "ticks" }] };
-  writeFileSync(join(dir, "arrow402.yaml"), Bun.YAML.stringify(config));
-  server = await spawnServer(["bun", MAIN, "serve", "--config", join(dir, "arrow402.yaml"), "--bind", "127.0.0.1:0"], / on (http:\/\/\S+)/);
+  server = await serveConfig(dir, config);
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
 });
 
-const splitScans = async () => (await scrape(server.url)).value("arrow402_split_scans_total", {}) ?? Number.NaN;
+const splitScans = () => metricValue(server.url, "arrow402_split_scans_total");
 
 test.each([
   ["a whole-table export", "SELECT id, body FROM documents"],

@@ -49,6 +49,11 @@ export function opsConfig(dir: string, overrides: Record<string, unknown> = {}, 
 }
 
 /** Scrapes /metrics and parses it strictly. */
+/** One unlabelled series of a server's /metrics, or NaN when it has none. */
+export async function metricValue(url: string, name: string): Promise<number> {
+  return (await scrape(url)).value(name, {}) ?? Number.NaN;
+}
+
 export async function scrape(url: string, token?: string): Promise<Exposition> {
   const response = await fetch(`${url}/metrics`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
   if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${await response.text()}`);
