@@ -60,7 +60,9 @@ export const FIRST_RESPONSE_BYTES = 2 * BATCH_MAX_BYTES;
 
 /**
  * Chunks the worker may send ahead before it waits for the HTTP thread (back-pressure). More than
- * the schema plus the batches of FIRST_RESPONSE_ROWS, which are all sent before anything is read.
+ * the schema plus the full batches of FIRST_RESPONSE_ROWS, which are all sent before anything is
+ * read; batches cut short by BATCH_MAX_BYTES or BATCH_MAX_CELLS may reach this first, and then the
+ * response starts (execute.ts `RunningQuery`).
  */
 export const MAX_IN_FLIGHT = 2 + FIRST_RESPONSE_ROWS / BATCH_ROWS;
 

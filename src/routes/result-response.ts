@@ -26,22 +26,21 @@ export interface ResultResponseOptions {
 export function resultResponse(result: QueryResult, options: ResultResponseOptions): Response {
   const headers: Record<string, string> = { "content-type": options.format.contentType, vary: "Accept, Accept-Encoding", ...options.headers };
   const complete = "complete" in result ? result.complete : null;
+  const stream = "body" in result ? result.body : null;
   const size = complete?.reduce((sum, chunk) => sum + chunk.byteLength, 0) ?? Number.POSITIVE_INFINITY;
   const coding = options.coding !== null && size >= (options.minCompressedBytes ?? MIN_COMPRESSED_BYTES) ? options.coding : null;
   if (coding !== null) headers["content-encoding"] = coding;
-  if (options.head === true && complete === null) {
+  if (options.head === true && stream !== null) {
     // Left to Bun, a HEAD's stream would be read (and compressed) whole to count its bytes.
-    void (result as { body: ReadableStream<Uint8Array> }).body.cancel();
+    void stream.cancel();
     return new Response(null, { status: 200, headers: { ...headers, "transfer-encoding": "chunked" } });
   }
   if (coding !== null) {
-    const source = complete === null ? (result as { body: ReadableStream<Uint8Array> }).body : undefined;
-    const body = compressBody(complete ?? source!, coding);
-    return new Response(options.track?.(body, source) ?? body, { status: 200, headers });
+    const body = compressBody(complete ?? stream!, coding);
+    return new Response(options.track?.(body, stream ?? undefined) ?? body, { status: 200, headers });
   }
   if (complete !== null) return new Response(oneBuffer(complete) as BodyInit, { status: 200, headers });
-  const body = (result as { body: ReadableStream<Uint8Array> }).body;
-  return new Response(options.track?.(body) ?? body, { status: 200, headers });
+  return new Response(options.track?.(stream!) ?? stream!, { status: 200, headers });
 }
 
 function oneBuffer(chunks: Uint8Array[]): Uint8Array | Blob {
