@@ -16,6 +16,7 @@ import { ClientGoneError } from "../errors.ts";
 import { CountCache } from "./count-cache.ts";
 import { LaneClassifier } from "./lanes.ts";
 import type { SendingOptions } from "./outgoing.ts";
+import { HELD_IN_MEMORY_BYTES, HeldResult } from "./held-result.ts";
 import { SpillBudget } from "./spill.ts";
 import { InlineReader } from "./inline.ts";
 import { ResultCache } from "./result-cache.ts";
@@ -41,12 +42,16 @@ const SEND_TIMEOUT_MS = 60_000;
 /** Spill files of all responses together stay within this (then slow readers hold their worker). */
 export const SPILL_BUDGET_BYTES = 4 * 1024 ** 3;
 
+/**
+ * A result read whole (a paid or capped answer): complete chunks, or, past HELD_IN_MEMORY_BYTES,
+ * a body read back from a spill file (held-result.ts). `release` frees it if it is not sent.
+ */
 export interface BufferedResult {
-  chunks: Uint8Array[];
+  result: QueryResult;
   rows: number;
   bytes: number;
+  release(): void;
 }
-
 
 export class QueryExecutor {
   private nextId = 1;
@@ -203,19 +208,32 @@ export class QueryExecutor {
     if ("complete" in result) {
       bytes = result.complete.reduce((sum, chunk) => sum + chunk.byteLength, 0);
     } else {
-      const chunks: Uint8Array[] = [];
-      for await (const chunk of result.body) {
-        if (signal?.aborted) throw new ClientGoneError();
-        chunks.push(chunk);
-        bytes += chunk.byteLength;
-        // Leaving the loop cancels the body, which stops its workers.
-        if (bytes > maxBytes) return null;
+      // A capped read is small; an uncapped one (a paid answer) waits for its settlement, mostly on disk.
+      const held = new HeldResult(this.sending, Number.isFinite(maxBytes) ? Number.POSITIVE_INFINITY : HELD_IN_MEMORY_BYTES);
+      try {
+        for await (const chunk of result.body) {
+          if (signal?.aborted) throw new ClientGoneError();
+          held.add(chunk);
+          bytes += chunk.byteLength;
+          // Leaving the loop cancels the body, which stops its workers.
+          if (bytes > maxBytes) {
+            held.release();
+            return null;
+          }
+        }
+        await held.ready();
+      } catch (error) {
+        held.release();
+        throw error;
       }
-      result = { complete: chunks, rows: rowsOfBody(result.body) ?? 0 };
+      const rows = rowsOfBody(result.body) ?? 0;
+      if (held.spilled) return { result: { body: held.body(rows) }, rows, bytes, release: () => held.release() };
+      result = { complete: held.chunks, rows };
+      held.release();
     }
     if (bytes > maxBytes) return null;
-    const { complete: chunks, rows } = this.results.put(query, format, version, result);
-    return { chunks, rows, bytes };
+    const kept = this.results.put(query, format, version, result);
+    return { result: kept, rows: kept.rows, bytes, release: () => {} };
   }
 
   /** `maxBytes`: a transport's cap, which the worker stops at (RunJob.maxBytes). */

@@ -35,6 +35,16 @@ export function rowsOfBody(body: ReadableStream<Uint8Array>): number | undefined
   return rowsOf.get(body);
 }
 
+/** Records the row count of a body made outside this file (held-result.ts), for `rowsOfBody`. */
+export function noteRows(body: ReadableStream<Uint8Array>, rows: number): void {
+  rowsOf.set(body, rows);
+}
+
+/** Tells the listeners of `whenCut` that `body` was cut by the send timeout. */
+export function notifyCut(body: ReadableStream<Uint8Array>): void {
+  for (const listener of cutListeners.get(body) ?? []) listener();
+}
+
 export abstract class ResultStream {
   readonly started: Promise<QueryResult>;
   protected readonly body: ReadableStream<Uint8Array>;
@@ -135,7 +145,7 @@ export abstract class ResultStream {
     this.queue.close();
     this.controller?.error(error);
     if (running) this.cancel();
-    for (const listener of cutListeners.get(this.body) ?? []) listener();
+    notifyCut(this.body);
   }
 
   /**

@@ -86,6 +86,11 @@ export class SpillFile {
     return true;
   }
 
+  /** Resolves once every write queued so far has returned (a failed one has called `onFailure`). */
+  flushed(): Promise<void> {
+    return this.writing;
+  }
+
   /** Bytes on file not yet read. */
   get pending(): number {
     return this.written - this.read;

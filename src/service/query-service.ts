@@ -11,7 +11,7 @@
  */
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config, PriceTag } from "../config/types.ts";
-import type { QueryExecutor, QueryResult } from "../db/execute.ts";
+import type { BufferedResult, QueryExecutor, QueryResult } from "../db/execute.ts";
 import { BadRequestError, TooManyRowsError } from "../errors.ts";
 import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
 import type { VerifyBudget } from "../payment/work.ts";
@@ -104,11 +104,16 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
   }
 
   /** The whole result, refused if it is over the limits (the data may have changed since a count). */
-  async function collectWithinLimit(query: ValidatedQuery, cap: AnswerCap | undefined, format: OutputFormat, signal?: AbortSignal): Promise<{ result: QueryResult; rows: number }> {
+  async function collectWithinLimit(query: ValidatedQuery, cap: AnswerCap | undefined, format: OutputFormat, signal?: AbortSignal): Promise<BufferedResult> {
     const buffered = await executor.collect(query, format, cap?.maxBytes, signal);
     if (buffered === null) throw new BadRequestError(cap!.tooLarge);
-    checkRows(buffered.rows, cap);
-    return { result: { complete: buffered.chunks, rows: buffered.rows }, rows: buffered.rows };
+    try {
+      checkRows(buffered.rows, cap);
+    } catch (error) {
+      buffered.release();
+      throw error;
+    }
+    return buffered;
   }
 
   return {
@@ -135,7 +140,9 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       });
       if (payment === null) request.beforeQuote?.(resource, tags, extensions);
 
-      let held: { result: QueryResult; rows: number } | null = null;
+      // The paid result, read before settlement; freed if it is not delivered (held-result.ts).
+      let held: BufferedResult | null = null;
+      const releaseHeld = () => (held as BufferedResult | null)?.release();
       let counted: number | null = null;
       const outcome = await deps.payments.process({
         tags,
@@ -152,15 +159,22 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         execute: async () => {
           try {
             // Read only while its buyer waits: a client gone stops the read (nothing is settled).
+            releaseHeld();
             return (held = await collectWithinLimit(query, cap, format, request.signal)).rows;
           } catch (error) {
             throw error instanceof TooManyRowsError && soldPerQuery(tags) ? error.withoutCount() : error;
           }
         },
+      }).catch((error: unknown) => {
+        releaseHeld();
+        throw error;
       });
-      if (outcome.kind === "payment-required") return { kind: "payment-required", body: outcome.body, settlement: outcome.settlement };
+      if (outcome.kind === "payment-required") {
+        releaseHeld();
+        return { kind: "payment-required", body: outcome.body, settlement: outcome.settlement };
+      }
       const receipt = outcome.kind === "paid" ? outcome.receipt : null;
-      if (held !== null) return data((held as { result: QueryResult }).result, receipt);
+      if (held !== null) return data((held as BufferedResult).result, receipt);
       // Free without running the query: the count that priced it found no rows, so the answer is
       // that empty result; otherwise nothing was priced from the data (a zero price) and it streams.
       if (counted === 0) return data(executor.empty(query, format), receipt);

@@ -92,7 +92,7 @@ describe("buffered results (paid queries)", () => {
   test("within the limit: every row, and the row count", async () => {
     const result = (await executor.collect(validated("SELECT * FROM many WHERE id > 150")))!;
     expect(result.rows).toBe(100);
-    expect(tableFromIPC(result.chunks).numRows).toBe(100);
+    expect("complete" in result.result && tableFromIPC(result.result.complete).numRows).toBe(100);
   });
 
   test.each([

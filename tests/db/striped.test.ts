@@ -184,7 +184,8 @@ describe("a whole-table scan on two workers", () => {
   test("a buffered (paid) read gets the same rows and their count", async () => {
     const result = (await two.collect(validated("SELECT * FROM dense")))!;
     expect(result.rows).toBe(100_000);
-    expect(rowsOf(tableFromIPC(new Uint8Array(await new Blob(result.chunks as BlobPart[]).arrayBuffer())))).toEqual(
+    const body = "complete" in result.result ? new Blob(result.result.complete as BlobPart[]) : new Response(result.result.body);
+    expect(rowsOf(tableFromIPC(new Uint8Array(await body.arrayBuffer())))).toEqual(
       sqliteValues(path, "SELECT * FROM dense", { safeIntegers: true }),
     );
   });

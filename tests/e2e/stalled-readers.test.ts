@@ -16,6 +16,7 @@ import { bytesRead, residentBytes, type ChildServer } from "../../bench/processe
 import { readParquetIndependently } from "../formats/support.ts";
 import { metricValue } from "../ops/support.ts";
 import { serveConfig } from "../support/spawned-server.ts";
+import { dechunk, stalledGet } from "../support/stalled-get.ts";
 import { tempDir } from "../support/fixtures.ts";
 
 const ROWS = 300_000;
@@ -40,46 +41,6 @@ afterAll(async () => {
   await server?.stop();
   await impatient?.stop();
 });
-
-/**
- * An HTTP/1.1 GET on a raw socket that reads nothing until `resume()`: a stalled reader. `resume`
- * gives every byte received until the connection ended, however it ended.
- */
-function stalledGet(url: string): { resume(): Promise<Buffer> } {
-  const { hostname, port, pathname, search } = new URL(url);
-  const socket: Socket = connect(Number(port), hostname);
-  socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`);
-  socket.pause();
-  return {
-    resume() {
-      const chunks: Buffer[] = [];
-      return new Promise((resolve) => {
-        socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-        socket.on("close", () => resolve(Buffer.concat(chunks)));
-        socket.on("error", () => {});
-        socket.resume();
-      });
-    },
-  };
-}
-
-/** The body of a chunked HTTP/1.1 response. */
-function dechunk(raw: Buffer): Uint8Array {
-  const headerEnd = raw.indexOf("\r\n\r\n");
-  const head = raw.subarray(0, headerEnd).toString();
-  expect(head).toStartWith("HTTP/1.1 200");
-  let rest = raw.subarray(headerEnd + 4);
-  if (!/transfer-encoding: chunked/i.test(head)) return rest;
-  const parts: Buffer[] = [];
-  for (;;) {
-    const line = rest.indexOf("\r\n");
-    const size = parseInt(rest.subarray(0, line).toString(), 16);
-    if (size === 0) break;
-    parts.push(rest.subarray(line + 2, line + 2 + size));
-    rest = rest.subarray(line + 2 + size + 2);
-  }
-  return Buffer.concat(parts);
-}
 
 /** `arrow402_spill_bytes` as the server reports it. */
 const spillBytes = (url: string) => metricValue(url, "arrow402_spill_bytes");

@@ -1,0 +1,121 @@
+/**
+ * A paid result held for its buyer (ARCHITECTURE.md §6 step 8, §11 "Hostile clients"). It is read
+ * whole before anything is settled (a failure half-way is never charged), then waits for the
+ * facilitator's settlement, then for its client to read it. Only its first HELD_IN_MEMORY_BYTES
+ * stay in memory: the rest goes to a spill file (spill.ts) under the budget streamed results
+ * share, so a large paid result, or many bought at once, take disk rather than memory. Past the
+ * budget the bytes stay in memory, in order. Sent as a stream that is cut, like any streamed
+ * result, when its client reads nothing for the send timeout.
+ */
+import { ServerError } from "../errors.ts";
+import { SendTimeoutError, type SendingOptions } from "./outgoing.ts";
+import { noteRows, notifyCut } from "./result-stream.ts";
+import { SpillFile } from "./spill.ts";
+
+/** Bytes of one held result kept in memory: as much as a streamed result's first response (protocol.ts). */
+export const HELD_IN_MEMORY_BYTES = 8 * 1024 * 1024;
+
+export class HeldResult {
+  /** Read first: the bytes kept in memory before any went to the file. */
+  private readonly head: Uint8Array[] = [];
+  private spill: SpillFile | null = null;
+  /** Read last: bytes that found no room in the spill budget once the file had begun. */
+  private readonly tail: Uint8Array[] = [];
+  private inMemory = 0;
+  private failure: Error | null = null;
+  private released = false;
+  bytes = 0;
+
+  /** `memoryBytes`: bytes kept in memory before the rest goes to the file. */
+  constructor(
+    private readonly sending: SendingOptions,
+    private readonly memoryBytes = HELD_IN_MEMORY_BYTES,
+  ) {}
+
+  add(chunk: Uint8Array): void {
+    this.bytes += chunk.byteLength;
+    const overMemory = this.inMemory + chunk.byteLength > this.memoryBytes;
+    // Once a chunk waits in the tail, every later one follows it there, to keep the order.
+    if (overMemory && this.tail.length === 0 && this.appendToFile(chunk)) return;
+    (this.spill === null ? this.head : this.tail).push(chunk);
+    this.inMemory += chunk.byteLength;
+  }
+
+  /** Whether any byte went to the file (the result is then sent as a stream). */
+  get spilled(): boolean {
+    return this.spill !== null && this.spill.pending + this.spill.queuedBytes > 0;
+  }
+
+  /** Every chunk, when none went to the file. */
+  get chunks(): Uint8Array[] {
+    return [...this.head, ...this.tail];
+  }
+
+  /** Resolves once every byte can be read back; throws if the spill file could not be written. */
+  async ready(): Promise<void> {
+    await this.spill?.flushed();
+    if (this.failure !== null) {
+      this.release();
+      throw new ServerError(`The result could not be held for delivery (${this.failure.message}); nothing was charged: retry later.`);
+    }
+  }
+
+  /** Frees the memory and the spill file (the buyer was refused, left, or has read it all). */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.spill?.close();
+    this.head.length = 0;
+    this.tail.length = 0;
+  }
+
+  /** The bytes in order, as a stream that is cut once its client has read nothing for the send timeout. */
+  body(rows: number): ReadableStream<Uint8Array> {
+    const sendTimeoutMs = this.sending.sendTimeoutMs;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const stop = () => {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      this.release();
+    };
+    const arm = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+      if (timer !== null) clearTimeout(timer);
+      timer = setTimeout(() => {
+        stop();
+        controller.error(new SendTimeoutError(sendTimeoutMs));
+        notifyCut(body);
+      }, sendTimeoutMs);
+      (timer as { unref?: () => void }).unref?.();
+    };
+    const body: ReadableStream<Uint8Array> = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => arm(controller),
+        pull: (controller) => {
+          const next = this.head.shift() ?? this.spill?.next() ?? this.tail.shift();
+          if (next === undefined || this.released) {
+            stop();
+            controller.close();
+            return;
+          }
+          arm(controller);
+          controller.enqueue(next);
+        },
+        cancel: stop,
+      },
+      { highWaterMark: 0 },
+    );
+    noteRows(body, rows);
+    return body;
+  }
+
+  private appendToFile(chunk: Uint8Array): boolean {
+    if (this.spill === null) {
+      try {
+        this.spill = new SpillFile(this.sending.budget, (error) => (this.failure ??= error));
+      } catch {
+        return false; // no temporary file: held in memory, as before
+      }
+    }
+    return this.spill.append([chunk]);
+  }
+}

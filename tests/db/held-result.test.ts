@@ -1,0 +1,57 @@
+/**
+ * Held paid results (db/held-result.ts): the first bytes stay in memory, the rest go to a spill
+ * file, and bytes the spill budget has no room for stay in memory after them; read back, the
+ * result is the bytes in the order they came. Released, it frees its share of the budget.
+ */
+import { expect, test } from "bun:test";
+import { HeldResult } from "../../src/db/held-result.ts";
+import { rowsOfBody } from "../../src/db/result-stream.ts";
+import { SpillBudget } from "../../src/db/spill.ts";
+
+const chunk = (n: number) => new Uint8Array(1_000).fill(n);
+const sending = (budget: SpillBudget) => ({ stallMs: 250, sendTimeoutMs: 60_000, budget });
+
+test.each([
+  // [spill budget, chunks in memory before the file, chunks that stay in memory after it]
+  ["room for every chunk", 1_000_000, 3, 0],
+  ["room for four chunks", 4_000, 3, 3],
+  ["no room at all", 0, 10, 0],
+])("%s: read back in order", async (_, budgetBytes, head, tail) => {
+  const budget = new SpillBudget(budgetBytes);
+  const held = new HeldResult(sending(budget), 3_000);
+  for (let n = 0; n < 10; n++) held.add(chunk(n));
+  await held.ready();
+  expect(held.spilled).toBe(head < 10);
+  expect(budget.usedBytes).toBe((10 - head - tail) * 1_000);
+  if (!held.spilled) {
+    expect(held.chunks.map((bytes) => bytes[0])).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    return;
+  }
+  const body = held.body(42);
+  expect(rowsOfBody(body)).toBe(42);
+  const read = new Uint8Array(await new Response(body).arrayBuffer());
+  expect(read.byteLength).toBe(10_000);
+  expect(Array.from({ length: 10 }, (_, n) => read[n * 1_000])).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  expect(budget.usedBytes).toBe(0);
+});
+
+test("released before it is sent (the payment was refused): its spill budget is freed", async () => {
+  const budget = new SpillBudget(1_000_000);
+  const held = new HeldResult(sending(budget), 1_000);
+  for (let n = 0; n < 5; n++) held.add(chunk(n));
+  await held.ready();
+  expect(budget.usedBytes).toBe(4_000);
+  held.release();
+  expect(budget.usedBytes).toBe(0);
+});
+
+test("a body cancelled half-way (the buyer left) frees its spill budget", async () => {
+  const budget = new SpillBudget(1_000_000);
+  const held = new HeldResult(sending(budget), 1_000);
+  for (let n = 0; n < 5; n++) held.add(chunk(n));
+  await held.ready();
+  const reader = held.body(5).getReader();
+  expect((await reader.read()).value?.[0]).toBe(0);
+  await reader.cancel();
+  expect(budget.usedBytes).toBe(0);
+});

@@ -1,0 +1,115 @@
+/**
+ * A paid result is read whole before it is settled, then waits for the settlement and for its
+ * buyer (ARCHITECTURE.md §6 step 8, §11 "Hostile clients"). Against a real `arrow402 serve` process
+ * and the devnet: past its first 8 MiB it waits in a spill file (the spill gauge counts it), not in
+ * the server's memory; it
+ * arrives whole when its buyer reads; and its file is freed when the buyer never reads (send
+ * timeout) or when the payment is refused after the read.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { tableFromIPC } from "apache-arrow";
+import { spawnServer, type ChildServer } from "../../bench/processes.ts";
+import { metricValue } from "../ops/support.ts";
+import { PRICES, TOKEN_KEY, defaultTables, usePaidSandbox, type PaidSandbox } from "../support/paid-server.ts";
+import { encodePayment, newPayer, paymentRequired, queryUrl } from "../support/paying.ts";
+import { dechunk, stalledGet } from "../support/stalled-get.ts";
+
+const MAIN = `${import.meta.dir}/../../src/main.ts`;
+const ROWS = 20_000;
+/** Each row's text: 20,000 rows make an 80 MB result. */
+const TEXT_BYTES = 4_000;
+const RESULT_BYTES = ROWS * TEXT_BYTES;
+const SQL = "SELECT id, body FROM bulky";
+
+let sandbox: PaidSandbox;
+let server: ChildServer;
+/** The same tables with `limits.send_timeout_ms: 1000`. */
+let impatient: ChildServer;
+
+usePaidSandbox((started) => {
+  sandbox = started;
+});
+
+async function spawn(limits: Record<string, number>): Promise<ChildServer> {
+  const tables = [
+    ...defaultTables(sandbox.devnet.payTo),
+    { name: "bulky", description: "large rows", price_tags: [{ type: "fixed", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount: PRICES.flat.config }] },
+  ];
+  const { configPath } = await sandbox.writeConfig({ tables, server: { metrics: true }, limits: { query_timeout_ms: 30_000, ...limits } });
+  return spawnServer(["bun", MAIN, "serve", "--config", configPath, "--bind", "127.0.0.1:0"], / on (http:\/\/\S+)/);
+}
+
+beforeAll(async () => {
+  const db = new Database(sandbox.databasePath);
+  db.run("CREATE TABLE IF NOT EXISTS bulky (id INTEGER PRIMARY KEY, body TEXT)");
+  db.run("DELETE FROM bulky");
+  db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${ROWS}) INSERT INTO bulky SELECT i, printf('%.${TEXT_BYTES}c', 'x') FROM n`);
+  db.close();
+  server = await spawn({});
+  impatient = await spawn({ send_timeout_ms: 1_000 });
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  await impatient?.stop();
+}, 30_000);
+
+const spillBytes = (url: string) => metricValue(url, "arrow402_spill_bytes");
+
+/** A signed payment for `url`'s current offer, as the PAYMENT-SIGNATURE header. */
+async function paymentFor(url: string): Promise<string> {
+  const payer = await newPayer(sandbox.devnet, 1_000_000n);
+  return encodePayment(await payer.sign(await paymentRequired(url)));
+}
+
+/** Polls `check` every 100 ms, at most 20 s; the last value it returned. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let poll = 0; poll < 200 && !done(value); poll++) {
+    await Bun.sleep(100);
+    value = await read();
+  }
+  return value;
+}
+
+test("a large paid result waits for its buyer in a spill file, not in memory, and arrives whole", async () => {
+  const url = queryUrl(server.url, SQL);
+  const header = await paymentFor(url);
+  const buyer = stalledGet(url, { "PAYMENT-SIGNATURE": header, "Accept-Encoding": "identity" });
+  // Settled, then sent until the socket's buffers are full: the rest waits on disk.
+  const waiting = await until(() => spillBytes(server.url), (bytes) => bytes > RESULT_BYTES / 2);
+  expect(waiting).toBeGreaterThan(RESULT_BYTES / 2);
+
+  const raw = await buyer.resume();
+  expect(raw.subarray(0, raw.indexOf("\r\n\r\n")).toString()).toMatch(/payment-response:/i);
+  const table = tableFromIPC(dechunk(raw));
+  expect(table.numRows).toBe(ROWS);
+  expect(Number(table.get(0)!.id)).toBe(1);
+  expect(Number(table.get(ROWS - 1)!.id)).toBe(ROWS);
+  expect(String(table.get(ROWS - 1)!.body)).toBe("x".repeat(TEXT_BYTES));
+  expect(await until(() => spillBytes(server.url), (bytes) => bytes === 0)).toBe(0);
+}, 60_000);
+
+test("a buyer who never reads a held result is cut at the send timeout, and its spill file is freed", async () => {
+  const url = queryUrl(impatient.url, SQL);
+  const buyer = stalledGet(url, { "PAYMENT-SIGNATURE": await paymentFor(url), "Accept-Encoding": "identity" });
+  expect(await until(() => spillBytes(impatient.url), (bytes) => bytes > RESULT_BYTES / 2)).toBeGreaterThan(RESULT_BYTES / 2);
+  // Nothing read for 1 s: cut, however long the buyer then waits.
+  expect(await until(() => spillBytes(impatient.url), (bytes) => bytes === 0)).toBe(0);
+  const raw = await buyer.resume();
+  expect(raw.byteLength).toBeLessThan(RESULT_BYTES);
+}, 60_000);
+
+test("a held result whose settlement is refused is freed, and the buyer gets the 402 without data", async () => {
+  const url = queryUrl(server.url, SQL);
+  const header = await paymentFor(url);
+  sandbox.proxy.setBehaviour({ settle: { kind: "reply", status: 200, body: { success: false, errorReason: "invalid_exact_evm_insufficient_balance", transaction: "", network: `eip155:${sandbox.devnet.chainId}` } } });
+  try {
+    const response = await fetch(url, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(response.status).toBe(402);
+    expect((await response.json()).error).toContain("invalid_exact_evm_insufficient_balance");
+  } finally {
+    sandbox.proxy.setBehaviour({});
+  }
+  expect(await spillBytes(server.url)).toBe(0);
+}, 60_000);
