@@ -102,6 +102,8 @@ if (only.has("paid") || only.has("unsettled") || only.has("replicas")) {
     if (only.has("paid") || only.has("unsettled")) {
       const dir = freshDir("paid");
       const config = {
+        // Item 3 reads arrow402_spilled_bytes_total.
+        server: { metrics: true },
         facilitator: { url: devnet.facilitatorUrl },
         database: { sqlite: dbPath },
         ledger: { path: join(dir, "ledger.sqlite") },

@@ -213,6 +213,7 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
     splitScans: () => executor.stats.splitScans,
     workersRestarted: () => executor.workersRestarted,
     spillBytes: () => executor.spillBytes,
+    spilledBytes: () => executor.spilledBytes,
     resultCacheHits: () => executor.stats.resultCacheHits,
     resultCacheBytes: () => executor.resultCacheBytes,
   });

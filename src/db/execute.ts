@@ -111,6 +111,11 @@ export class QueryExecutor {
     return this.sending.budget.usedBytes;
   }
 
+  /** Bytes written to spill files since start. */
+  get spilledBytes(): number {
+    return this.sending.budget.spilledBytes;
+  }
+
   close(): void {
     this.pool.close();
     this.inline.close();

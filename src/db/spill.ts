@@ -22,12 +22,15 @@ const READ_BYTES = 1 << 20;
 
 export class SpillBudget {
   private used = 0;
+  /** Bytes ever reserved: every byte written to a spill file (and read back unless its response ended first). */
+  private reservedTotal = 0;
 
   constructor(readonly limitBytes: number) {}
 
   reserve(bytes: number): boolean {
     if (this.used + bytes > this.limitBytes) return false;
     this.used += bytes;
+    this.reservedTotal += bytes;
     return true;
   }
 
@@ -37,6 +40,10 @@ export class SpillBudget {
 
   get usedBytes(): number {
     return this.used;
+  }
+
+  get spilledBytes(): number {
+    return this.reservedTotal;
   }
 }
 

@@ -19,8 +19,10 @@ export interface MetricsSources {
   splitScans?: () => number;
   /** Query workers terminated and replaced (db/pool.ts `replace`). */
   workersRestarted?: () => number;
-  /** Bytes of stalled readers' responses waiting in spill files (db/spill.ts). */
+  /** Bytes waiting in spill files (db/spill.ts): stalled readers' responses, held paid results. */
   spillBytes?: () => number;
+  /** Bytes written to spill files since start. */
+  spilledBytes?: () => number;
   /** Queries answered from the result cache, and the bytes it holds (db/result-cache.ts). */
   resultCacheHits?: () => number;
   resultCacheBytes?: () => number;
@@ -65,7 +67,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
   if (sources.inFlight) registry.add(new Gauge("arrow402_http_requests_in_flight", "Requests being handled or still sending their body.", sources.inFlight));
   if (sources.splitScans) registry.add(new Gauge("arrow402_split_scans_total", "Scans of a whole table (filtered or not) read by two workers at once.", sources.splitScans, "counter"));
   if (sources.workersRestarted) registry.add(new Gauge("arrow402_query_workers_restarted_total", "Query workers terminated and replaced: a query over its time limit, or one that did not stop when its client left.", sources.workersRestarted, "counter"));
-  if (sources.spillBytes) registry.add(new Gauge("arrow402_spill_bytes", "Bytes of stalled readers' responses waiting in spill files.", sources.spillBytes));
+  if (sources.spillBytes) registry.add(new Gauge("arrow402_spill_bytes", "Bytes waiting in spill files: stalled readers' responses, paid results held for settlement or their buyer.", sources.spillBytes));
+  if (sources.spilledBytes) registry.add(new Gauge("arrow402_spilled_bytes_total", "Bytes written to spill files since start (disk writes a client reading at once would not cause).", sources.spilledBytes, "counter"));
   if (sources.resultCacheHits) registry.add(new Gauge("arrow402_result_cache_hits_total", "Queries answered with the bytes of an earlier answer (same query, format and data).", sources.resultCacheHits, "counter"));
   if (sources.resultCacheBytes) registry.add(new Gauge("arrow402_result_cache_bytes", "Bytes of small results kept to answer repeated queries, with what their entries cost (keys, queries).", sources.resultCacheBytes));
   registry.add(new Gauge("process_resident_memory_bytes", "Resident memory size in bytes.", () => process.memoryUsage.rss()));

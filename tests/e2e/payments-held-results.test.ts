@@ -75,6 +75,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 test("a large paid result waits for its buyer in a spill file, not in memory, and arrives whole", async () => {
   const url = queryUrl(server.url, SQL);
   const header = await paymentFor(url);
+  const spilledBefore = await metricValue(server.url, "arrow402_spilled_bytes_total");
   const buyer = stalledGet(url, { "PAYMENT-SIGNATURE": header, "Accept-Encoding": "identity" });
   // Settled, then sent until the socket's buffers are full: the rest waits on disk.
   const waiting = await until(() => spillBytes(server.url), (bytes) => bytes > RESULT_BYTES / 2);
@@ -88,6 +89,8 @@ test("a large paid result waits for its buyer in a spill file, not in memory, an
   expect(Number(table.get(ROWS - 1)!.id)).toBe(ROWS);
   expect(String(table.get(ROWS - 1)!.body)).toBe("x".repeat(TEXT_BYTES));
   expect(await until(() => spillBytes(server.url), (bytes) => bytes === 0)).toBe(0);
+  // Everything past the first 8 MiB went through the file.
+  expect(await metricValue(server.url, "arrow402_spilled_bytes_total")).toBeGreaterThanOrEqual(spilledBefore + RESULT_BYTES - 8 * 1024 * 1024);
 }, 60_000);
 
 test("a buyer who never reads a held result is cut at the send timeout, and its spill file is freed", async () => {
