@@ -2,11 +2,12 @@
  * `limits.max_concurrent_per_client` and `server.trust_proxy` (ARCHITECTURE.md §11 "Hostile clients")
  * through a real listening server: a client's queries beyond the limit get 429 with Retry-After
  * while other clients are served; a streamed response counts until its body has been sent; behind
- * a proxy the client is the last address the proxy appended.
+ * a proxy the client is the last address the proxy appended; a response cut by the send timeout,
+ * compressed or not, gives its place back at once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { startServer, type RunningServer } from "../../src/server.ts";
+import { buildApp, startServer, type RunningServer } from "../../src/server.ts";
 import { typesConfig, typesDatabaseWithBigTable } from "../support/fixtures.ts";
 import { slowQuery } from "../support/slow-query.ts";
 
@@ -178,5 +179,29 @@ describe("a reload changes the limits, not what clients hold", () => {
     expect((await query(direct, "SELECT * FROM kinds")).status).toBe(429);
     expect((await running).status).toBe(200);
     expect((await query(direct, "SELECT * FROM kinds")).status).toBe(200);
+  }, 30_000);
+});
+
+describe("a response cut by send_timeout_ms gives its client's place back at once", () => {
+  // Through the app alone: no connection is closed after the cut, so only the cut can free the place.
+  test.each(["identity", "gzip", "zstd"])("Accept-Encoding: %s", async (coding) => {
+    const config = typesConfig(dir, { tables, limits: { ...limits, send_timeout_ms: 300 }, ledger: { path: `ledger-cut-${coding}.sqlite` } });
+    const built = await buildApp(config, { workers: 2, peerAddress: () => "192.0.2.7" });
+    try {
+      const ask = (sql: string) => built.app.handle(new Request(`http://arrow402.test/api/query?query=${encodeURIComponent(sql)}`, { headers: { "accept-encoding": coding } }));
+      const stalled = await ask("SELECT * FROM big");
+      expect(stalled.status).toBe(200);
+      expect(stalled.headers.get("content-encoding")).toBe(coding === "identity" ? null : coding);
+      expect((await ask("SELECT * FROM kinds")).status).toBe(429);
+      // Never read: cut 300 ms after the last pull; polled for at most 5 s.
+      let next = 429;
+      for (let poll = 0; poll < 50 && next === 429; poll++) {
+        await Bun.sleep(100);
+        next = (await ask("SELECT * FROM kinds")).status;
+      }
+      expect(next).toBe(200);
+    } finally {
+      await built.close();
+    }
   }, 30_000);
 });
