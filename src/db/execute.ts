@@ -232,7 +232,18 @@ export class QueryExecutor {
         throw error;
       }
       const rows = rowsOfBody(result.body) ?? 0;
-      if (held.spilled) return { result: { body: held.body(rows) }, rows, bytes, release: () => held.release() };
+      if (held.spilled) {
+        // The body, and with it its send timeout, is made when the answer is sent: after settlement.
+        let body: QueryResult | null = null;
+        return {
+          get result() {
+            return (body ??= { body: held.body(rows) });
+          },
+          rows,
+          bytes,
+          release: () => held.release(),
+        };
+      }
       result = { complete: held.chunks, rows };
       held.release();
     }

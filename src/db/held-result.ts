@@ -24,6 +24,8 @@ export class HeldResult {
   private inMemory = 0;
   private failure: Error | null = null;
   private released = false;
+  /** The send timeout of the body, once it is being sent. */
+  private timer: ReturnType<typeof setTimeout> | null = null;
   bytes = 0;
 
   /** `memoryBytes`: bytes kept in memory before the rest goes to the file. */
@@ -62,6 +64,8 @@ export class HeldResult {
 
   /** Frees the memory and the spill file (the buyer was refused, left, or has read it all). */
   release(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
     if (this.released) return;
     this.released = true;
     this.spill?.close();
@@ -69,23 +73,21 @@ export class HeldResult {
     this.tail.length = 0;
   }
 
-  /** The bytes in order, as a stream that is cut once its client has read nothing for the send timeout. */
+  /**
+   * The bytes in order, as a stream that is cut once its client has read nothing for the send
+   * timeout: made when the answer is sent, so the settlement's time does not count.
+   */
   body(rows: number): ReadableStream<Uint8Array> {
     const sendTimeoutMs = this.sending.sendTimeoutMs;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const stop = () => {
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
-      this.release();
-    };
+    const stop = () => this.release();
     const arm = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-      if (timer !== null) clearTimeout(timer);
-      timer = setTimeout(() => {
+      if (this.timer !== null) clearTimeout(this.timer);
+      this.timer = setTimeout(() => {
         stop();
         controller.error(new SendTimeoutError(sendTimeoutMs));
         notifyCut(body);
       }, sendTimeoutMs);
-      (timer as { unref?: () => void }).unref?.();
+      (this.timer as { unref?: () => void }).unref?.();
     };
     const body: ReadableStream<Uint8Array> = new ReadableStream<Uint8Array>(
       {

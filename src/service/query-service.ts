@@ -143,6 +143,10 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       // The paid result, read before settlement; freed if it is not delivered (held-result.ts).
       let held: BufferedResult | null = null;
       const releaseHeld = () => (held as BufferedResult | null)?.release();
+      // Once the outcome is known, a read still running is nobody's: one started while /verify ran
+      // (executeEarly) when the payment was then refused. It is stopped, and freed if it ends.
+      const outcomeKnown = new AbortController();
+      const readSignal = request.signal === undefined ? outcomeKnown.signal : AbortSignal.any([request.signal, outcomeKnown.signal]);
       let counted: number | null = null;
       const outcome = await deps.payments.process({
         tags,
@@ -160,15 +164,20 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
           try {
             // Read only while its buyer waits: a client gone stops the read (nothing is settled).
             releaseHeld();
-            return (held = await collectWithinLimit(query, cap, format, request.signal)).rows;
+            const read = await collectWithinLimit(query, cap, format, readSignal);
+            if (outcomeKnown.signal.aborted) read.release();
+            else held = read;
+            return read.rows;
           } catch (error) {
             throw error instanceof TooManyRowsError && soldPerQuery(tags) ? error.withoutCount() : error;
           }
         },
-      }).catch((error: unknown) => {
-        releaseHeld();
-        throw error;
-      });
+      })
+        .catch((error: unknown) => {
+          releaseHeld();
+          throw error;
+        })
+        .finally(() => outcomeKnown.abort());
       if (outcome.kind === "payment-required") {
         releaseHeld();
         return { kind: "payment-required", body: outcome.body, settlement: outcome.settlement };
