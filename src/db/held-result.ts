@@ -26,7 +26,6 @@ export class HeldResult {
   private released = false;
   /** The send timeout of the body, once it is being sent. */
   private timer: ReturnType<typeof setTimeout> | null = null;
-  bytes = 0;
 
   /** `memoryBytes`: bytes kept in memory before the rest goes to the file. */
   constructor(
@@ -35,7 +34,6 @@ export class HeldResult {
   ) {}
 
   add(chunk: Uint8Array): void {
-    this.bytes += chunk.byteLength;
     const overMemory = this.inMemory + chunk.byteLength > this.memoryBytes;
     // Once a chunk waits in the tail, every later one follows it there, to keep the order.
     if (overMemory && this.tail.length === 0 && this.appendToFile(chunk)) return;
@@ -79,11 +77,10 @@ export class HeldResult {
    */
   body(rows: number): ReadableStream<Uint8Array> {
     const sendTimeoutMs = this.sending.sendTimeoutMs;
-    const stop = () => this.release();
     const arm = (controller: ReadableStreamDefaultController<Uint8Array>) => {
       if (this.timer !== null) clearTimeout(this.timer);
       this.timer = setTimeout(() => {
-        stop();
+        this.release();
         controller.error(new SendTimeoutError(sendTimeoutMs));
         notifyCut(body);
       }, sendTimeoutMs);
@@ -95,14 +92,14 @@ export class HeldResult {
         pull: (controller) => {
           const next = this.head.shift() ?? this.spill?.next() ?? this.tail.shift();
           if (next === undefined || this.released) {
-            stop();
+            this.release();
             controller.close();
             return;
           }
           arm(controller);
           controller.enqueue(next);
         },
-        cancel: stop,
+        cancel: () => this.release(),
       },
       { highWaterMark: 0 },
     );
