@@ -34,9 +34,10 @@ export class HeldResult {
   ) {}
 
   add(chunk: Uint8Array): void {
-    const overMemory = this.inMemory + chunk.byteLength > this.memoryBytes;
-    // Once a chunk waits in the tail, every later one follows it there, to keep the order.
-    if (overMemory && this.tail.length === 0 && this.appendToFile(chunk)) return;
+    // Once the file has begun, every later chunk goes there, however small; once a chunk waits in
+    // the tail, every later one follows it there. Either way the order is kept.
+    const toFile = this.spill !== null || this.inMemory + chunk.byteLength > this.memoryBytes;
+    if (toFile && this.tail.length === 0 && this.appendToFile(chunk)) return;
     (this.spill === null ? this.head : this.tail).push(chunk);
     this.inMemory += chunk.byteLength;
   }

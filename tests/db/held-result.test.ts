@@ -35,6 +35,17 @@ test.each([
   expect(budget.usedBytes).toBe(0);
 });
 
+test("a small chunk after the file has begun goes to the file too, and so does everything after it", async () => {
+  const budget = new SpillBudget(1_000_000);
+  const held = new HeldResult(sending(budget), 3_000);
+  // 2,000 bytes in memory, the next 2,000 over the limit; the third chunk would fit beside the first.
+  for (const size of [2_000, 2_000, 500, 2_000, 2_000]) held.add(new Uint8Array(size).fill(size % 255));
+  await held.ready();
+  expect(budget.usedBytes).toBe(6_500);
+  const read = new Uint8Array(await new Response(held.body(5)).arrayBuffer());
+  expect([read.byteLength, read[0], read[2_000], read[4_000], read[4_500], read[8_499]]).toEqual([8_500, 2_000 % 255, 2_000 % 255, 500 % 255, 2_000 % 255, 2_000 % 255]);
+});
+
 test("released before it is sent (the payment was refused): its spill budget is freed", async () => {
   const budget = new SpillBudget(1_000_000);
   const held = new HeldResult(sending(budget), 1_000);
