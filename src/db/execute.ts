@@ -65,10 +65,11 @@ export class QueryExecutor {
   private readonly results = new ResultCache();
   /**
    * For operators and tests: scans of a whole table read by two workers at once, the helpers of
-   * filtered ones replaced for an interactive query (striped.ts), and results answered from the
-   * result cache (result-cache.ts).
+   * filtered ones replaced for an interactive query, the most parts of wide ranges one split scan
+   * has kept at once for a later range (striped.ts), and results answered from the result cache
+   * (result-cache.ts).
    */
-  readonly stats = { splitScans: 0, exactRangeReads: 0, resultCacheHits: 0, helpersAskedBack: 0, helpersReplaced: 0 };
+  readonly stats = { splitScans: 0, exactRangeReads: 0, resultCacheHits: 0, helpersAskedBack: 0, helpersReplaced: 0, mostPartsKept: 0 };
 
   /** Queries with a WHERE tried on the HTTP thread under its budget, and those that overran (inline.ts). */
   get inlineStats(): Readonly<{ budgetedRuns: number; overruns: number }> {
@@ -274,6 +275,7 @@ export class QueryExecutor {
       onExactRead: () => this.stats.exactRangeReads++,
       onHelperReplaced: () => this.stats.helpersReplaced++,
       onHelperAskedBack: () => this.stats.helpersAskedBack++,
+      onPartsKept: (parts) => (this.stats.mostPartsKept = Math.max(this.stats.mostPartsKept, parts)),
       helperReturnMs: this.limits.helperReturnMs,
       sending: this.sending,
       format,

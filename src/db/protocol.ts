@@ -126,11 +126,14 @@ export type ToWorker =
   | RunJob
   | CountJob
   | StripeJob
-  /** Rows with lo ≤ rowid ≤ hi, as one record batch (or none when the range holds no rows). */
+  /**
+   * Rows with lo ≤ rowid ≤ hi: one record batch (or none when the range holds no rows), or, when
+   * they hold more than BATCH_MAX_BYTES of text and blobs, `range-part` batches and the last one.
+   */
   | { type: "range"; id: number; seq: number; lo: bigint; hi: bigint }
   /** The scan is over (or abandoned): end the read transaction. */
   | { type: "stripe-end"; id: number }
-  /** Flow control: the HTTP thread has consumed one more chunk message. */
+  /** Flow control: the HTTP thread has consumed one more `chunk` or `range-part` message. */
   | { type: "ack"; id: number }
   /** The job is no longer wanted (its client went away): end it and its read transaction, then answer `stopped`. */
   | { type: "stop"; id: number }
@@ -147,8 +150,15 @@ export type FromWorker =
   | { type: "stripe-ready"; id: number; min: bigint | null; max: bigint | null }
   /** A joining worker met a writer's lock and did not wait: the scan goes on without it. */
   | { type: "stripe-busy"; id: number }
-  /** The record batch of range `seq` (no bytes when it held no rows). */
-  /** `exact`: the range was read again with safeIntegers (worker.ts `Stripe.fast`). */
+  /**
+   * A record batch of range `seq` holding BATCH_MAX_BYTES of text and blobs, before the rest of the
+   * range: rows of a wide range are not all held at once. Flow-controlled like `chunk`.
+   */
+  | { type: "range-part"; id: number; seq: number; bytes: Uint8Array[]; rows: number }
+  /**
+   * The (last) record batch of range `seq` (no bytes when it held no rows), `rows` in it.
+   * `exact`: the range was read again with safeIntegers (worker.ts `Stripe.fast`).
+   */
   | { type: "range-done"; id: number; seq: number; bytes: Uint8Array[]; rows: number; exact: boolean }
   /**
    * A value does not fit: the worker waits, in the same read transaction, for the query that

@@ -19,7 +19,7 @@ import type { ValidatedQuery } from "../sql/dialect.ts";
 import { rowidBoundsSql, rowidRangeSql, rowWidthSql } from "../sql/rowid.ts";
 import { valuesOnce } from "./catalog.ts";
 import type { WorkerPool, WorkerSlot } from "./pool.ts";
-import { BATCH_MAX_CELLS, encoderColumns, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
+import { BATCH_MAX_CELLS, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
 import type { SendingOptions } from "./outgoing.ts";
 import { ResultStream, workerError, type QueryResult } from "./result-stream.ts";
 import { TimeBudget, timeLimitError } from "./time-budget.ts";
@@ -38,13 +38,22 @@ const WINDOW = 8;
 export const HELPER_RETURN_MS = 25;
 
 /**
- * A range is read and encoded whole before it is sent: a table whose rows (the query's text and
- * blob columns, in WIDTH_SAMPLES rows spread over the table) hold more than RANGE_MAX_BYTES /
- * RANGE_ROWIDS (4 KiB) is not split, and its one worker ends a batch every BATCH_MAX_BYTES
- * instead. Split, ranges of 100 KB rows held ~1.2 GB for one 300 MB export.
+ * A range is read and encoded whole before it is sent when its rows hold up to BATCH_MAX_BYTES of
+ * text and blobs; a wider one is sent in parts of that size (worker.ts `readInParts`), held back
+ * like a one-worker query's batches. A table whose rows (the query's text and blob columns, in
+ * WIDTH_SAMPLES rows spread over the table) hold more than RANGE_MAX_BYTES / RANGE_ROWIDS (4 KiB)
+ * is not split at all: its one worker streams it. The parts are for the rows the samples miss.
  */
 const RANGE_MAX_BYTES = 16 * 1024 * 1024;
 const WIDTH_SAMPLES = 16;
+
+/** A `range-part` message; `acked` once it no longer counts against its worker's MAX_IN_FLIGHT. */
+interface Part {
+  slot: WorkerSlot;
+  bytes: Uint8Array[];
+  rows: number;
+  acked: boolean;
+}
 
 export interface StripePlan {
   boundsSql: string;
@@ -125,6 +134,8 @@ export interface StripedScanOptions {
   onExactRead?: () => void;
   /** A helper was replaced for an interactive query before it had read its ranges (`giveBack`). */
   onHelperReplaced?: () => void;
+  /** Parts of wide ranges kept at once for a later range, each time one is kept. */
+  onPartsKept?: (parts: number) => void;
   /** A lent helper was asked back for an interactive query (pool.ts `reclaim`). */
   onHelperAskedBack?: () => void;
   /** How long a helper asked back has to finish its ranges before it is replaced (default HELPER_RETURN_MS). */
@@ -148,6 +159,12 @@ export class StripedScan extends ResultStream {
   /** A lent helper the pool asked back: it gets no new ranges and leaves once its queue is empty. */
   private readonly returning = new Set<WorkerSlot>();
   private readonly arrived = new Map<number, { bytes: Uint8Array[]; rows: number }>();
+  /** Parts of wide ranges that are not next in order yet, by range (worker.ts `readInParts`). */
+  private readonly parts = new Map<number, Part[]>();
+  /** Parts each worker has sent that are not consumed: it waits at MAX_IN_FLIGHT (flow control). */
+  private readonly inFlight = new Map<WorkerSlot, number>();
+  /** Ranges a worker has sent parts of: never handed to another worker, which would send them twice. */
+  private readonly partial = new Set<number>();
   private bounds: { min: bigint; max: bigint } | null = null;
   private ranges = 0;
   private nextRange = 0;
@@ -191,6 +208,8 @@ export class StripedScan extends ResultStream {
     } else if (msg.type === "stripe-ready") {
       if (slot === this.o.first) this.firstReady(msg.min, msg.max);
       else this.joined(slot, msg.min, msg.max);
+    } else if (msg.type === "range-part") {
+      this.partArrived({ slot, bytes: msg.bytes, rows: msg.rows, acked: false }, msg.seq);
     } else if (msg.type === "range-done") {
       this.queued.get(slot)!.shift();
       if (msg.exact) this.o.onExactRead?.();
@@ -287,13 +306,27 @@ export class StripedScan extends ResultStream {
       return;
     }
     const ranges = this.queued.get(slot) ?? [];
+    // Parts of the range next in order already went to the client: another worker would send them
+    // again, so the helper finishes it. Parts of a later range were only kept: they are dropped.
+    if (ranges[0] === this.nextToQueue && this.partial.has(ranges[0])) {
+      this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
+      return;
+    }
+    for (const seq of ranges) {
+      this.parts.delete(seq);
+      this.partial.delete(seq);
+    }
     this.queued.delete(slot);
+    this.inFlight.delete(slot);
     this.returning.delete(slot);
     this.held.delete(slot);
     this.o.pool.replace(slot);
     this.redo.push(...ranges);
     this.redo.sort((a, b) => a - b);
     this.o.onHelperReplaced?.();
+    // The next range in order is now nobody's until a worker takes it, maybe after ranges it has
+    // queued: their parts must not wait for it.
+    this.releaseHeldParts();
     this.handOut();
   }
 
@@ -301,6 +334,7 @@ export class StripedScan extends ResultStream {
     clearTimeout(this.replaceTimers.get(slot));
     this.replaceTimers.delete(slot);
     this.queued.delete(slot);
+    this.inFlight.delete(slot);
     this.returning.delete(slot);
     this.held.delete(slot);
     this.endAndRelease(slot);
@@ -321,16 +355,73 @@ export class StripedScan extends ResultStream {
         queued.push(seq);
       }
     }
-    // Every worker idle with ranges left: they wait for the client, and that time does not count.
-    // If the response has not started yet (sparse rowids: fewer rows than FIRST_RESPONSE_ROWS in
-    // the window), it starts now, as nothing more can be read before the client reads.
-    const idle = [...this.queued.values()].every((ranges) => ranges.length === 0);
-    if (idle && this.nextRange < this.ranges) {
+    this.pace();
+  }
+
+  /**
+   * Every worker idle with ranges left, or held back by flow control: they wait for the client,
+   * and that time does not count. If the response has not started yet (sparse rowids: fewer rows
+   * than FIRST_RESPONSE_ROWS in the window), it starts now, as nothing more can be read before the
+   * client reads.
+   */
+  private pace(): void {
+    const heldBack = (slot: WorkerSlot) => (this.inFlight.get(slot) ?? 0) >= MAX_IN_FLIGHT;
+    const waiting = [...this.queued].every(([slot, ranges]) => ranges.length === 0 || heldBack(slot));
+    if (waiting && (this.nextRange < this.ranges || [...this.queued.keys()].some(heldBack))) {
       this.timer.pause();
       this.startStreaming();
     } else {
       this.timer.resume();
     }
+  }
+
+  /**
+   * A part of a wide range: sent on if its range is next in order, else kept until it is. Kept
+   * parts count against their worker's MAX_IN_FLIGHT, so a worker reading ahead waits for the
+   * range before its own, which another worker is reading. Unless no worker is reading that range
+   * (its helper was replaced; it waits in `redo`, or behind this worker's own ranges): then the
+   * part is kept without holding the worker back, or neither range would ever end. That worker's
+   * queued ranges (at most QUEUED_PER_WORKER) are then kept whole, as every range was before parts.
+   */
+  private partArrived(part: Part, seq: number): void {
+    this.inFlight.set(part.slot, (this.inFlight.get(part.slot) ?? 0) + 1);
+    this.partial.add(seq);
+    if (seq === this.nextToQueue) {
+      this.pushPart(part);
+    } else {
+      const kept = this.parts.get(seq);
+      if (kept === undefined) this.parts.set(seq, [part]);
+      else kept.push(part);
+      this.o.onPartsKept?.([...this.parts.values()].reduce((sum, parts) => sum + parts.length, 0));
+      if (!this.nextBeingRead()) this.releaseHeldParts();
+    }
+    this.pace();
+  }
+
+  /** Whether a worker is reading the next range in order now: the first range of its queue. */
+  private nextBeingRead(): boolean {
+    for (const ranges of this.queued.values()) if (ranges[0] === this.nextToQueue) return true;
+    return false;
+  }
+
+  private pushPart(part: Part): void {
+    this.rows += part.rows;
+    this.push(part.bytes, part.rows, () => this.consumed(part));
+  }
+
+  /** The part no longer holds its worker back: consumed by the response, or released (`releaseHeldParts`). */
+  private consumed(part: Part): void {
+    if (part.acked || this.ended) return;
+    part.acked = true;
+    const count = this.inFlight.get(part.slot);
+    if (count === undefined) return;
+    this.inFlight.set(part.slot, count - 1);
+    part.slot.worker.postMessage({ type: "ack", id: this.o.id } satisfies ToWorker);
+    this.pace();
+  }
+
+  private releaseHeldParts(): void {
+    for (const kept of this.parts.values()) for (const part of kept) this.consumed(part);
   }
 
   /** The next range to read: one to read again first, then the next new one within the window. */
@@ -340,10 +431,16 @@ export class StripedScan extends ResultStream {
     return null;
   }
 
-  /** Moves the batches that are next in range order to the response. */
+  /** Moves the batches that are next in range order to the response: a range's kept parts, then its last batch. */
   private queueArrived(): void {
-    for (let next = this.arrived.get(this.nextToQueue); next !== undefined; next = this.arrived.get(this.nextToQueue)) {
+    for (;;) {
+      const kept = this.parts.get(this.nextToQueue);
+      this.parts.delete(this.nextToQueue);
+      for (const part of kept ?? []) this.pushPart(part);
+      const next = this.arrived.get(this.nextToQueue);
+      if (next === undefined) break;
       this.arrived.delete(this.nextToQueue);
+      this.partial.delete(this.nextToQueue);
       this.nextToQueue++;
       this.rows += next.rows;
       if (this.nextToQueue === this.ranges) return this.done(next.bytes);
@@ -351,6 +448,8 @@ export class StripedScan extends ResultStream {
       if (next.bytes.length === 0) this.taken++;
       else this.push(next.bytes, next.rows, () => this.took());
     }
+    // The next range may be one nobody reads yet (see `partArrived`).
+    if (this.parts.size > 0 && !this.nextBeingRead()) this.releaseHeldParts();
   }
 
   private done(lastBytes: Uint8Array[]): void {

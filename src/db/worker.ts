@@ -41,13 +41,15 @@ interface Stripe {
    * range the stripe's later ranges are read exactly at once (null).
    */
   fast: { statement: Statement; encoder: FormatEncoder } | null;
+  /** Output names of the text and blob columns, whose bytes end a batch at BATCH_MAX_BYTES. */
+  wideKeys: string[];
   failed: boolean;
 }
 let stripe: Stripe | null = null;
 
 /** Arrow bytes are transferred, not copied (each message is its own ArrayBuffer). */
 function send(message: FromWorker): void {
-  if (message.type === "chunk" || message.type === "done" || message.type === "range-done") {
+  if (message.type === "chunk" || message.type === "done" || message.type === "range-done" || message.type === "range-part") {
     self.postMessage(message, message.bytes.map((bytes) => bytes.buffer as ArrayBuffer));
   } else {
     self.postMessage(message);
@@ -132,9 +134,10 @@ function runCount(job: CountJob): void {
   }
 }
 
-async function sendChunk(id: number, bytes: Uint8Array[], rows: number): Promise<void> {
+/** Sends a `chunk` or `range-part`, then waits while MAX_IN_FLIGHT of them are not consumed. */
+async function sendFlowControlled(message: Extract<FromWorker, { type: "chunk" | "range-part" }>): Promise<void> {
   inFlight++;
-  send({ type: "chunk", id, bytes, rows });
+  send(message);
   while (inFlight >= MAX_IN_FLIGHT && !stopping()) await new Promise<void>((r) => (wake = r));
   wake = null;
   if (stopping()) throw new JobStopped();
@@ -163,18 +166,18 @@ async function runQuery(job: RunJob): Promise<void> {
     let batch: Row[] = [];
     let valueBytes = 0;
     // Batches end at batchRows rows or BATCH_MAX_BYTES of text and blobs, whichever comes first.
-    const wideKeys = stmt.columnNames.filter((_, i) => job.columns[i]?.kind === "utf8" || job.columns[i]?.kind === "binary");
+    const wideKeys = wideKeysOf(stmt, job.columns);
     let batchBytes = 0;
     for (const record of stmt.iterate() as Iterable<Row>) {
       if (job.maxBytes !== null && (valueBytes += bytesOfValues(Object.values(record))) > job.maxBytes) throw tooLarge(job.maxBytes);
       batch.push(record);
-      for (const key of wideKeys) batchBytes += ((record as Record<string, unknown>)[key] as string | Uint8Array | null)?.length ?? 0;
+      batchBytes += wideBytes(record, wideKeys);
       if (batch.length === job.batchRows || batchBytes >= BATCH_MAX_BYTES) {
         batchBytes = 0;
         pending.push(await encodeBatch(job, encoder, batch, total));
         total += batch.length;
         if (total > job.maxRows) throw overLimit(job, total);
-        await sendChunk(job.id, pending, batch.length);
+        await sendFlowControlled({ type: "chunk", id: job.id, bytes: pending, rows: batch.length });
         pending = [];
         batch = [];
       }
@@ -196,6 +199,18 @@ async function runQuery(job: RunJob): Promise<void> {
 
 /** What naming a misfit needs: the result's table and columns, and how to ask for the rowid query. */
 type MisfitContext = Pick<RunJob, "id" | "table" | "columns"> & { seq?: number; params?: bigint[] };
+
+/** Output names of the text and blob columns. */
+function wideKeysOf(stmt: Statement, columns: RunJob["columns"]): string[] {
+  return stmt.columnNames.filter((_, i) => columns[i]?.kind === "utf8" || columns[i]?.kind === "binary");
+}
+
+/** Characters of text and bytes of blobs in a row's `wideKeys` columns. */
+function wideBytes(record: Row, wideKeys: readonly string[]): number {
+  let bytes = 0;
+  for (let i = 0; i < wideKeys.length; i++) bytes += ((record as Record<string, unknown>)[wideKeys[i]!] as string | Uint8Array | null)?.length ?? 0;
+  return bytes;
+}
 
 /** The output format's encoder (formats/registry.ts); the format travels by name. */
 function encoderFor(format: string, columns: RunJob["columns"], rowKeys: string[]): FormatEncoder {
@@ -239,6 +254,8 @@ async function findRowid(job: MisfitContext, rowIndex: number): Promise<number |
  * waiting for it would make the joining worker wait for the end of the very scan it should help.
  */
 function beginStripe(job: StripeJob): void {
+  currentJob = job.id;
+  inFlight = 0;
   db!.run("BEGIN");
   if (!job.wait) db!.run("PRAGMA busy_timeout = 0");
   try {
@@ -246,7 +263,7 @@ function beginStripe(job: StripeJob): void {
     const statement = prepare(job.rangeSql);
     const encoder = encoderFor(job.format, job.columns, statement.columnNames);
     const fast = job.format === "arrow" ? fastRangeReader(job, statement) : null;
-    stripe = { job, statement, encoder, fast, failed: false };
+    stripe = { job, statement, encoder, fast, wideKeys: wideKeysOf(statement, job.columns), failed: false };
     send({ type: "stripe-ready", id: job.id, min, max });
   } catch (error) {
     db!.run("COMMIT");
@@ -260,27 +277,58 @@ async function runRange(id: number, seq: number, lo: bigint, hi: bigint): Promis
   const current = stripe;
   if (current === null || current.job.id !== id || current.failed || stopping()) return;
   try {
-    let rows: Row[] = [];
-    let bytes: Uint8Array[] | null = null;
+    let reread = false;
     if (current.fast !== null) {
-      for (const record of current.fast.statement.iterate(lo, hi) as Iterable<Row>) rows.push(record);
-      bytes = fastBatch(current.fast.encoder, rows);
+      const rows = readWithinBatch(current.fast.statement, lo, hi, current.wideKeys);
+      const bytes = rows === null ? null : fastBatch(current.fast.encoder, rows);
+      if (rows !== null && bytes !== null) return send({ type: "range-done", id, seq, bytes, rows: rows.length, exact: false });
+      // A column whose values are ambiguous in one range usually is in every range (Unix seconds
+      // in a TIMESTAMP column): the rest of this stripe is read exactly once, not twice.
+      reread = rows !== null;
+      if (reread) current.fast = null;
     }
-    const reread = current.fast !== null && bytes === null;
-    // A column whose values are ambiguous in one range usually is in every range (Unix seconds
-    // in a TIMESTAMP column): the rest of this stripe is read exactly once, not twice.
-    if (reread) current.fast = null;
-    if (bytes === null) {
-      rows = [];
-      for (const record of current.statement.iterate(lo, hi) as Iterable<Row>) rows.push(record);
-      const context = { ...current.job, seq, params: [lo, hi] };
-      bytes = rows.length > 0 ? [await encodeBatch(context, current.encoder, rows, 0)] : [];
-    }
-    send({ type: "range-done", id, seq, bytes, rows: rows.length, exact: reread });
+    await readInParts(current, id, seq, lo, hi, reread);
   } catch (error) {
     current.failed = true;
     if (!stopping()) send(errorMessage(id, error));
   }
+}
+
+/**
+ * The range's rows, or null once they hold more than BATCH_MAX_BYTES of text and blobs: a sample
+ * of 16 rows (striped.ts) may miss a cluster of wide rows, whose range is then read in parts.
+ */
+function readWithinBatch(statement: Statement, lo: bigint, hi: bigint, wideKeys: readonly string[]): Row[] | null {
+  const rows: Row[] = [];
+  let bytes = 0;
+  for (const record of statement.iterate(lo, hi) as Iterable<Row>) {
+    rows.push(record);
+    if (wideKeys.length > 0 && (bytes += wideBytes(record, wideKeys)) > BATCH_MAX_BYTES) return null;
+  }
+  return rows;
+}
+
+/**
+ * The range read exactly: a `range-part` every BATCH_MAX_BYTES of text and blobs (held back while
+ * MAX_IN_FLIGHT are not consumed), then `range-done` with the last batch. Memory stays a few
+ * batches however wide the range's rows are.
+ */
+async function readInParts(current: Stripe, id: number, seq: number, lo: bigint, hi: bigint, reread: boolean): Promise<void> {
+  const context = { ...current.job, seq, params: [lo, hi] };
+  let rows: Row[] = [];
+  let bytes = 0;
+  let first = 0;
+  for (const record of current.statement.iterate(lo, hi) as Iterable<Row>) {
+    rows.push(record);
+    if ((bytes += wideBytes(record, current.wideKeys)) < BATCH_MAX_BYTES) continue;
+    const part = [await encodeBatch(context, current.encoder, rows, first)];
+    first += rows.length;
+    await sendFlowControlled({ type: "range-part", id, seq, bytes: part, rows: rows.length });
+    rows = [];
+    bytes = 0;
+  }
+  const last = rows.length > 0 ? [await encodeBatch(context, current.encoder, rows, first)] : [];
+  send({ type: "range-done", id, seq, bytes: last, rows: rows.length, exact: reread });
 }
 
 /** The range statement again, reading numbers, and an encoder that refuses ambiguous ones. */

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { resolveConfig } from "../../src/config/load.ts";
 import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
 import { QueryExecutor, type QueryResult } from "../../src/db/execute.ts";
+import { BATCH_MAX_BYTES, MAX_IN_FLIGHT } from "../../src/db/protocol.ts";
 import { RANGE_ROWIDS } from "../../src/db/striped.ts";
 import { formatNamed } from "../../src/formats/registry.ts";
 import { validateQuery } from "../../src/sql/dialect.ts";
@@ -27,7 +28,16 @@ let one: QueryExecutor;
 let wal: QueryExecutor;
 let limits: ReturnType<typeof resolveConfig>["limits"];
 
-const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span", "top", "ambiguous", "gappy", "epochs"];
+const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span", "top", "ambiguous", "gappy", "epochs", "clustered"];
+/**
+ * `clustered`: 40,000 rows of a few bytes, but two runs of 1,200 rows of 20 KB (24 MB, five parts
+ * and a last batch each) between the rows whose width the split samples (every 2,500 rowids):
+ * split. One run is in range 0, which the first worker reads; the other in range 2, the helper's
+ * first, which it reads while range 0 is still being sent.
+ */
+const CLUSTERED_ROWS = 40_000;
+const CLUSTER_WIDTH = 20_000;
+const inCluster = (id: number) => (id >= 501 && id <= 1_700) || (id >= 2 * RANGE_ROWIDS + 9 && id <= 2 * RANGE_ROWIDS + 1_208);
 
 beforeAll(async () => {
   const dir = tempDir();
@@ -44,6 +54,7 @@ beforeAll(async () => {
   db.run("CREATE TABLE ambiguous (id INTEGER PRIMARY KEY, i INTEGER, r REAL)");
   db.run("CREATE TABLE gappy (id INTEGER PRIMARY KEY, v TEXT)");
   db.run("CREATE TABLE epochs (id INTEGER PRIMARY KEY, at TIMESTAMP NOT NULL)");
+  db.run("CREATE TABLE clustered (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, body TEXT NOT NULL)");
   db.transaction(() => {
     const dense = db.prepare("INSERT INTO dense VALUES (?, ?, ?, ?)");
     for (let i = 1; i <= 100_000; i++) dense.run(i, i * 7919 - 2 ** 40, i % 13 === 0 ? null : `row ${i} ✓`, i % 5 === 0 ? null : i / 3);
@@ -71,6 +82,8 @@ beforeAll(async () => {
     for (let i = 50_001; i <= 55_000; i++) gappy.run(i, `g${i}`);
     // Ten rows over a span larger than max_rows: only a count can prove the limit.
     for (let i = 0; i < 10; i++) db.run("INSERT INTO wide_span VALUES (?, ?)", [1 + i * 100_000, `w${i}`]);
+    const clustered = db.prepare("INSERT INTO clustered VALUES (?, ?, ?)");
+    for (let i = 1; i <= CLUSTERED_ROWS; i++) clustered.run(i, i * 31, inCluster(i) ? String.fromCharCode(97 + (i % 26)).repeat(CLUSTER_WIDTH) : `c${i}`);
   })();
   db.close();
   walPath = join(dir, "striped-wal.sqlite");
@@ -308,6 +321,89 @@ describe("an interactive query during a filtered split scan", () => {
   }, 30_000);
 });
 
+describe("ranges of wide rows the width samples miss", () => {
+  /** Characters of `body` in each record batch of the result. */
+  const textPerBatch = (table: Table) => table.batches.map((batch) => batch.getChild("body")!.toArray().reduce((sum: number, text: string) => sum + text.length, 0));
+
+  test.each([
+    ["SELECT * FROM clustered", CLUSTERED_ROWS],
+    ["SELECT * FROM clustered WHERE n % 7 <> 0", CLUSTERED_ROWS - Math.floor(CLUSTERED_ROWS / 7)],
+  ])("%s: split, a wide range sent in parts of BATCH_MAX_BYTES, in order", async (sql, rows) => {
+    let table!: Table;
+    expect(await splitCount(two, async () => (table = await decode(await two.stream(validated(sql)))))).toBe(1);
+    expect(table.numRows).toBe(rows);
+    expect(rowsOf(table)).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
+    // A range of 24 MB of text was one batch; now none holds more than BATCH_MAX_BYTES and a row.
+    expect(Math.max(...textPerBatch(table))).toBeLessThanOrEqual(BATCH_MAX_BYTES + CLUSTER_WIDTH);
+  }, 30_000);
+
+  test("csv: one worker's bytes and two workers' bytes are the same", async () => {
+    const text = async (executor: QueryExecutor) => new Response(await streamBody(executor, "csv", "SELECT * FROM clustered")).text();
+    let split = "";
+    expect(await splitCount(two, async () => (split = await text(two)))).toBe(1);
+    expect(split).toBe(await text(one));
+  }, 30_000);
+
+  test("a client reading slowly holds the workers back, and that time does not count against the time limit", async () => {
+    // 48 MB of parts read at ~4 MB per 150 ms (under STALL_MS, so nothing spills): ~1.8 s of
+    // reading against a 700 ms limit. The first worker waits for the client; the helper keeps
+    // parts of range 2 until range 0 has been sent, and waits once MAX_IN_FLIGHT are kept.
+    const patient = new QueryExecutor(path, { ...limits, queryTimeoutMs: 700 }, 2);
+    try {
+      await decode(await patient.stream(validated("SELECT * FROM dense LIMIT 20000"))); // both workers started
+      const result = await patient.stream(validated("SELECT * FROM clustered"));
+      expect(patient.stats.splitScans).toBe(1);
+      expect("body" in result).toBe(true);
+      const reader = (result as { body: ReadableStream<Uint8Array> }).body.getReader();
+      const chunks: Uint8Array[] = [];
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        chunks.push(read.value);
+        if (read.value.byteLength > 1_000_000) await Bun.sleep(150);
+      }
+      const table = tableFromIPC(Buffer.concat(chunks));
+      expect(table.numRows).toBe(CLUSTERED_ROWS);
+      expect(String(table.get(600)!.body)).toBe(String.fromCharCode(97 + (601 % 26)).repeat(CLUSTER_WIDTH));
+      expect(rowsOf(table)).toEqual(sqliteValues(path, "SELECT * FROM clustered", { safeIntegers: true }));
+      // Parts of range 2 were kept for it, but never more than the helper may have in flight.
+      expect(patient.stats.mostPartsKept).toBeGreaterThan(0);
+      expect(patient.stats.mostPartsKept).toBeLessThanOrEqual(MAX_IN_FLIGHT);
+    } finally {
+      patient.close();
+    }
+  }, 30_000);
+});
+
+describe("a helper replaced while it keeps parts of a wide range", () => {
+  test("its kept parts are dropped and the range is read again: every row once, in order", async () => {
+    const executor = new QueryExecutor(path, limits, 2);
+    const sql = "SELECT * FROM clustered WHERE n % 7 <> 0";
+    try {
+      await decode(await executor.stream(validated("SELECT * FROM dense LIMIT 20000"))); // both workers started
+      const result = await executor.stream(validated(sql));
+      expect({ split: executor.stats.splitScans, streamed: "body" in result }).toEqual({ split: 1, streamed: true });
+      const reader = (result as { body: ReadableStream<Uint8Array> }).body.getReader();
+      const chunks: Uint8Array[] = [];
+      // Read slowly until the helper keeps parts of range 2 (range 0 is still being sent) …
+      for (let i = 0; i < 100 && executor.stats.mostPartsKept === 0; i++) {
+        const read = await reader.read();
+        if (read.done) break;
+        chunks.push(read.value);
+        await Bun.sleep(100);
+      }
+      expect(executor.stats.mostPartsKept).toBeGreaterThan(0);
+      // … then, the client not reading, an interactive query asks it back: it cannot finish its
+      // range in time (range 0 waits for the client), and is replaced.
+      const interactiveSql = "SELECT * FROM dense WHERE n > 0 LIMIT 5000";
+      expect(rowsOf(await decode(await executor.stream(validated(interactiveSql))))).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
+      expect(executor.stats.helpersReplaced).toBe(1);
+      for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+      expect(rowsOf(tableFromIPC(Buffer.concat(chunks)))).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
+    } finally {
+      executor.close();
+    }
+  }, 30_000);
+});
+
 describe("formats on a split scan", () => {
   test.each(["csv", "ndjson"])("%s: one worker's bytes and two workers' bytes are the same", async (name) => {
     const format = formatNamed(name)!;
@@ -327,8 +423,8 @@ describe("formats on a split scan", () => {
   });
 });
 
-async function streamBody(executor: QueryExecutor, name: string) {
-  const result = await executor.stream(validated("SELECT * FROM dense"), formatNamed(name)!);
+async function streamBody(executor: QueryExecutor, name: string, sql = "SELECT * FROM dense") {
+  const result = await executor.stream(validated(sql), formatNamed(name)!);
   return "complete" in result ? new Blob(result.complete as BlobPart[]) : result.body;
 }
 

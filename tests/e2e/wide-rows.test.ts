@@ -4,6 +4,8 @@
  * rather than after 32,768 rows, and such a table is read by one worker rather than split into
  * ranges of 4,096 rows (~400 MB each). A select list naming one number 1,500 times: batches end at
  * BATCH_MAX_CELLS values, and its LIMIT 1000 is not a "provably small" read for the HTTP thread.
+ * Runs of 100 KB rows between the rows a split samples for width: the table is split, and its
+ * wide ranges are sent in parts (striped.ts).
  * Peak memory stays within the item-2 bound of twice the payload; before, one 200 MB export held
  * the whole result before its first byte (~4× the payload), and the 1,500 columns took 2–8 GB.
  */
@@ -19,6 +21,7 @@ import { tempDir } from "../support/fixtures.ts";
 
 const ROWS = 2_000;
 const WIDTH = 100_000;
+const MIXED_ROWS = 20_000;
 let server: ChildServer;
 
 beforeAll(async () => {
@@ -27,10 +30,14 @@ beforeAll(async () => {
   db.run("CREATE TABLE documents (id INTEGER PRIMARY KEY, body TEXT)");
   db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${ROWS})
           INSERT INTO documents SELECT i, printf('%.${WIDTH}c', char(97 + i % 26)) FROM n`);
+  // 20,000 rows; the split samples the width every 1,250 rowids, and misses runs of 600 rows of 100 KB after the first three.
+  db.run("CREATE TABLE mixed (id INTEGER PRIMARY KEY, body TEXT)");
+  db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${MIXED_ROWS})
+          INSERT INTO mixed SELECT i, CASE WHEN i <= 3750 AND (i - 1) % 1250 BETWEEN 200 AND 799 THEN printf('%.${WIDTH}c', char(97 + i % 26)) ELSE 'small' END FROM n`);
   db.run("CREATE TABLE ticks (id INTEGER PRIMARY KEY, n INTEGER)");
   db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO ticks SELECT i, i * 7919 FROM n`);
   db.close();
-  const config = { server: { metrics: true }, database: { sqlite: "./wide.sqlite" }, tables: [{ name: "documents" }, { name: "ticks" }] };
+  const config = { server: { metrics: true }, database: { sqlite: "./wide.sqlite" }, tables: [{ name: "documents" }, { name: "mixed" }, { name: "ticks" }] };
   server = await serveConfig(dir, config);
 }, 60_000);
 afterAll(async () => {
@@ -62,6 +69,22 @@ test.each([
   // grows is the workers' garbage of 1,500-key row objects not yet collected: 0.2–0.5 GB whether
   // the result is 5,000 or 20,000 rows, not a multiple of the payload.
   expect(growth).toBeLessThan(1024 ** 3);
+}, 60_000);
+
+test("runs of 100 KB rows the width samples miss: split, within twice the payload", async () => {
+  const splits = await splitScans();
+  const before = residentBytes(server.pid).rss;
+  resetPeakRss(server.pid);
+  const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent("SELECT id, body FROM mixed")}`, { headers: { "accept-encoding": "identity" } });
+  const body = new Uint8Array(await response.arrayBuffer());
+  const growth = residentBytes(server.pid).peak - before;
+  const table = tableFromIPC(body);
+  expect(table.numRows).toBe(MIXED_ROWS);
+  expect(String(table.get(300)!.body)).toBe(String.fromCharCode(97 + (301 % 26)).repeat(WIDTH));
+  expect(String(table.get(3_749)!.body)).toBe("small");
+  expect(await splitScans()).toBe(splits + 1);
+  // 180 MB of Arrow. Its first range (4,096 rowids, three runs) was read whole, then encoded: 830 MB.
+  expect(growth).toBeLessThan(2 * body.byteLength);
 }, 60_000);
 
 /** `n` named COLUMNS times under aliases: ~15 KB of SQL, within max_query_bytes. */
