@@ -26,6 +26,7 @@ export const DEFAULTS = {
   maxQueryBytes: 16_384,
   maxConcurrentPerClient: 0,
   sendTimeoutMs: 60_000,
+  spillBudgetMb: 4_096,
   receiveTimeoutMs: 10_000,
   keepAliveSeconds: 75,
   maxRefusedPaymentsPerMinute: 0,
@@ -233,6 +234,9 @@ export const ConfigSchema = Type.Object(
             Count("bits of an IPv6 address that name one client for the per-client limits", 1, { maximum: 128, default: DEFAULTS.clientIpv6Prefix }),
           ),
           send_timeout_ms: Type.Optional(Count("longest a response waits for its client to read", 1, { default: DEFAULTS.sendTimeoutMs })),
+          spill_budget_mb: Type.Optional(
+            Count("megabytes of temporary files for responses waiting for their clients and paid results waiting for settlement (0: none)", 0, { default: DEFAULTS.spillBudgetMb }),
+          ),
           receive_timeout_ms: Type.Optional(Count("longest a request body (POST /mcp) may take to arrive", 1, { default: DEFAULTS.receiveTimeoutMs })),
           keep_alive_seconds: Type.Optional(
             Count("longest a connection may sit idle between requests", 1, { maximum: 255, default: DEFAULTS.keepAliveSeconds }),

@@ -121,6 +121,8 @@ export interface Config {
     maxConcurrentPerClient: number;
     /** A response whose client reads nothing for this long is cut. */
     sendTimeoutMs: number;
+    /** Temporary files of waiting responses and held paid results stay within this many MiB (db/spill.ts). */
+    spillBudgetMb: number;
     /** A request body (POST /mcp) that has not all arrived after this long is refused (408). */
     receiveTimeoutMs: number;
     /** Facilitator refusals per client address and minute before its payments get 429; 0 means no limit. */

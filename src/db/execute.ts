@@ -12,7 +12,7 @@ import { rowidSpanSql } from "../sql/rowid.ts";
 import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 import type { Database } from "bun:sqlite";
 import { openReadOnly } from "./catalog.ts";
-import { ClientGoneError } from "../errors.ts";
+import { ClientGoneError, ServerBusyError } from "../errors.ts";
 import { CountCache } from "./count-cache.ts";
 import { LaneClassifier } from "./lanes.ts";
 import type { SendingOptions } from "./outgoing.ts";
@@ -32,15 +32,21 @@ export interface ExecuteLimits {
   queryTimeoutMs: number;
   /** A response whose client reads nothing for this long is cut (default SEND_TIMEOUT_MS). */
   sendTimeoutMs?: number;
+  /** Spill files of all responses together stay within this many MiB (default SPILL_BUDGET_MB). */
+  spillBudgetMb?: number;
   /** A split scan's helper asked back for an interactive query is replaced past this (default striped.ts HELPER_RETURN_MS). */
   helperReturnMs?: number;
 }
+
+/** A paid result larger than memory and the spill budget's room can hold (held-result.ts). */
+const NO_ROOM_TO_HOLD =
+  "The server has no room right now to hold this result until its payment is settled; nothing was charged: retry in a minute, or ask for fewer rows.";
 
 /** No read for this long while a worker waits on the client: the worker finishes into a spill file. */
 export const STALL_MS = 250;
 const SEND_TIMEOUT_MS = 60_000;
 /** Spill files of all responses together stay within this (then slow readers hold their worker). */
-export const SPILL_BUDGET_BYTES = 4 * 1024 ** 3;
+export const SPILL_BUDGET_MB = 4_096;
 
 /**
  * A result read whole (a paid or capped answer): complete chunks, or, past HELD_IN_MEMORY_BYTES,
@@ -84,7 +90,7 @@ export class QueryExecutor {
     this.pool = new WorkerPool(dbPath, workers, limits.queryTimeoutMs);
     this.inline = new InlineReader(dbPath, limits.maxRows);
     this.stripes = new StripePlanner(openReadOnly(dbPath));
-    this.sending = { stallMs: STALL_MS, sendTimeoutMs: limits.sendTimeoutMs ?? SEND_TIMEOUT_MS, budget: new SpillBudget(SPILL_BUDGET_BYTES) };
+    this.sending = { stallMs: STALL_MS, sendTimeoutMs: limits.sendTimeoutMs ?? SEND_TIMEOUT_MS, budget: new SpillBudget((limits.spillBudgetMb ?? SPILL_BUDGET_MB) * 1024 ** 2) };
     this.versionDb = openReadOnly(dbPath);
     this.lanes = new LaneClassifier(this.versionDb);
     const dataVersion = this.versionDb.prepare("PRAGMA data_version");
@@ -219,7 +225,8 @@ export class QueryExecutor {
       try {
         for await (const chunk of result.body) {
           if (signal?.aborted) throw new ClientGoneError();
-          held.add(chunk);
+          // Leaving the loop (the catch below releases it) stops the read: nothing is settled.
+          if (!held.add(chunk)) throw new ServerBusyError(NO_ROOM_TO_HOLD);
           bytes += chunk.byteLength;
           // Leaving the loop cancels the body, which stops its workers.
           if (bytes > maxBytes) {

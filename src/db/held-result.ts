@@ -3,9 +3,10 @@
  * whole before anything is settled (a failure half-way is never charged), then waits for the
  * facilitator's settlement, then for its client to read it. Only its first HELD_IN_MEMORY_BYTES
  * stay in memory: the rest goes to a spill file (spill.ts) under the budget streamed results
- * share, so a large paid result, or many bought at once, take disk rather than memory. Past the
- * budget the bytes stay in memory, in order. Sent as a stream that is cut, like any streamed
- * result, when its client reads nothing for the send timeout.
+ * share (`limits.spill_budget_mb`), so a large paid result, or many bought at once, take disk
+ * rather than memory. A result the budget has no room for cannot be held: `add` says so, and the
+ * purchase is refused before anything is settled. Sent as a stream that is cut, like any
+ * streamed result, when its client reads nothing for the send timeout.
  */
 import { ServerError } from "../errors.ts";
 import { SendTimeoutError, type SendingOptions } from "./outgoing.ts";
@@ -19,8 +20,6 @@ export class HeldResult {
   /** Read first: the bytes kept in memory before any went to the file. */
   private readonly head: Uint8Array[] = [];
   private spill: SpillFile | null = null;
-  /** Read last: bytes that found no room in the spill budget once the file had begun. */
-  private readonly tail: Uint8Array[] = [];
   private inMemory = 0;
   private failure: Error | null = null;
   private released = false;
@@ -33,13 +32,18 @@ export class HeldResult {
     private readonly memoryBytes = HELD_IN_MEMORY_BYTES,
   ) {}
 
-  add(chunk: Uint8Array): void {
-    // Once the file has begun, every later chunk goes there, however small; once a chunk waits in
-    // the tail, every later one follows it there. Either way the order is kept.
-    const toFile = this.spill !== null || this.inMemory + chunk.byteLength > this.memoryBytes;
-    if (toFile && this.tail.length === 0 && this.appendToFile(chunk)) return;
-    (this.spill === null ? this.head : this.tail).push(chunk);
-    this.inMemory += chunk.byteLength;
+  /**
+   * Keeps the chunk, in memory or on file; false when it cannot (the spill budget is full, or no
+   * temporary file can be made): the result cannot be held, and the caller releases it.
+   */
+  add(chunk: Uint8Array): boolean {
+    // Once the file has begun, every later chunk goes there, however small, to keep the order.
+    if (this.spill === null && this.inMemory + chunk.byteLength <= this.memoryBytes) {
+      this.head.push(chunk);
+      this.inMemory += chunk.byteLength;
+      return true;
+    }
+    return this.appendToFile(chunk);
   }
 
   /** Whether any byte went to the file (the result is then sent as a stream). */
@@ -49,7 +53,7 @@ export class HeldResult {
 
   /** Every chunk, when none went to the file. */
   get chunks(): Uint8Array[] {
-    return [...this.head, ...this.tail];
+    return [...this.head];
   }
 
   /** Resolves once every byte can be read back; throws if the spill file could not be written. */
@@ -69,7 +73,6 @@ export class HeldResult {
     this.released = true;
     this.spill?.close();
     this.head.length = 0;
-    this.tail.length = 0;
   }
 
   /**
@@ -91,7 +94,7 @@ export class HeldResult {
       {
         start: (controller) => arm(controller),
         pull: (controller) => {
-          const next = this.head.shift() ?? this.spill?.next() ?? this.tail.shift();
+          const next = this.head.shift() ?? this.spill?.next() ?? undefined;
           if (next === undefined || this.released) {
             this.release();
             controller.close();
@@ -113,7 +116,7 @@ export class HeldResult {
       try {
         this.spill = new SpillFile(this.sending.budget, (error) => (this.failure ??= error));
       } catch {
-        return false; // no temporary file: held in memory, as before
+        return false; // no temporary file
       }
     }
     return this.spill.append([chunk]);

@@ -19,6 +19,7 @@ export const NEEDS_RESTART: Setting[] = [
   { path: "limits.max_rows", read: (c) => c.limits.maxRows },
   { path: "limits.query_timeout_ms", read: (c) => c.limits.queryTimeoutMs },
   { path: "limits.send_timeout_ms", read: (c) => c.limits.sendTimeoutMs },
+  { path: "limits.spill_budget_mb", read: (c) => c.limits.spillBudgetMb },
   { path: "limits.keep_alive_seconds", read: (c) => c.limits.keepAliveSeconds },
 ];
 
@@ -78,6 +79,7 @@ export function planReload(running: Config, next: Config): ReloadPlan {
       maxRows: running.limits.maxRows,
       queryTimeoutMs: running.limits.queryTimeoutMs,
       sendTimeoutMs: running.limits.sendTimeoutMs,
+      spillBudgetMb: running.limits.spillBudgetMb,
       keepAliveSeconds: running.limits.keepAliveSeconds,
     },
   };

@@ -22,6 +22,7 @@ const CASES: [string, unknown, string, string][] = [
   ["limits below 1", minimal({ limits: { query_timeout_ms: 0 } }), "limits.query_timeout_ms", "at least 1"],
   ["per-client limit negative", minimal({ limits: { max_concurrent_per_client: -1 } }), "limits.max_concurrent_per_client", "at least 0"],
   ["send timeout zero", minimal({ limits: { send_timeout_ms: 0 } }), "limits.send_timeout_ms", "at least 1"],
+  ["spill budget negative", minimal({ limits: { spill_budget_mb: -1 } }), "limits.spill_budget_mb", "at least 0"],
   ["receive timeout zero", minimal({ limits: { receive_timeout_ms: 0 } }), "limits.receive_timeout_ms", "at least 1"],
   ["keep-alive over Bun's bound", minimal({ limits: { keep_alive_seconds: 256 } }), "limits.keep_alive_seconds", "must be at most 255, got 256"],
   ["IPv6 client prefix over 128 bits", minimal({ limits: { client_ipv6_prefix: 129 } }), "limits.client_ipv6_prefix", "must be at most 128, got 129"],

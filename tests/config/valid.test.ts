@@ -25,7 +25,7 @@ describe("a minimal config gets every default", () => {
       database: { sqlite: `${BASE}/db.sqlite` },
       payment: { maxTimeoutSeconds: 300, defaultDescription: "Query execution payment" },
       ledger: { path: `${BASE}/arrow402-ledger.sqlite` },
-      limits: { maxRows: 1000000, queryTimeoutMs: 10000, maxQueryBytes: 16384, maxConcurrentPerClient: 0, sendTimeoutMs: 60000, receiveTimeoutMs: 10000, keepAliveSeconds: 75, maxRefusedPaymentsPerMinute: 0, clientIpv6Prefix: 64, mcpMaxRows: 1000, mcpMaxBytes: 1048576 },
+      limits: { maxRows: 1000000, queryTimeoutMs: 10000, maxQueryBytes: 16384, maxConcurrentPerClient: 0, sendTimeoutMs: 60000, spillBudgetMb: 4096, receiveTimeoutMs: 10000, keepAliveSeconds: 75, maxRefusedPaymentsPerMinute: 0, clientIpv6Prefix: 64, mcpMaxRows: 1000, mcpMaxBytes: 1048576 },
       rpcUrls: DEFAULT_RPC_URLS,
       tokens: BUILTIN_TOKENS,
       tables: [{ name: "items", description: "", columns: {}, priceTags: [] }],
@@ -210,7 +210,7 @@ describe("production keys", () => {
       minimal({
         server: { trust_proxy: "X-Forwarded-For" },
         rpc_urls: { "31337": "http://127.0.0.1:8545/", "8453": "https://base.example/rpc" },
-        limits: { max_concurrent_per_client: 4, send_timeout_ms: 30000, receive_timeout_ms: 2500, keep_alive_seconds: 30, max_refused_payments_per_minute: 6, client_ipv6_prefix: 56, mcp_max_rows: 250, mcp_max_bytes: 65536 },
+        limits: { max_concurrent_per_client: 4, send_timeout_ms: 30000, spill_budget_mb: 0, receive_timeout_ms: 2500, keep_alive_seconds: 30, max_refused_payments_per_minute: 6, client_ipv6_prefix: 56, mcp_max_rows: 250, mcp_max_bytes: 65536 },
       }),
       { baseDir: BASE, env: {} },
     );
@@ -218,6 +218,6 @@ describe("production keys", () => {
     expect(config.rpcUrls[31337]).toBe("http://127.0.0.1:8545");
     expect(config.rpcUrls[8453]).toBe("https://base.example/rpc");
     expect(config.rpcUrls[84532]).toBe(DEFAULT_RPC_URLS[84532]!);
-    expect(config.limits).toMatchObject({ maxConcurrentPerClient: 4, sendTimeoutMs: 30000, receiveTimeoutMs: 2500, keepAliveSeconds: 30, maxRefusedPaymentsPerMinute: 6, clientIpv6Prefix: 56, mcpMaxRows: 250, mcpMaxBytes: 65536 });
+    expect(config.limits).toMatchObject({ maxConcurrentPerClient: 4, sendTimeoutMs: 30000, spillBudgetMb: 0, receiveTimeoutMs: 2500, keepAliveSeconds: 30, maxRefusedPaymentsPerMinute: 6, clientIpv6Prefix: 56, mcpMaxRows: 250, mcpMaxBytes: 65536 });
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Held paid results (db/held-result.ts): the first bytes stay in memory, the rest go to a spill
- * file, and bytes the spill budget has no room for stay in memory after them; read back, the
- * result is the bytes in the order they came. Released, it frees its share of the budget.
+ * file, and a chunk the spill budget has no room for is refused (the purchase is then refused);
+ * read back, the result is the bytes in the order they came. Released, it frees its share of the
+ * budget.
  */
 import { expect, test } from "bun:test";
 import { HeldResult } from "../../src/db/held-result.ts";
@@ -12,26 +13,28 @@ const chunk = (n: number) => new Uint8Array(1_000).fill(n);
 const sending = (budget: SpillBudget) => ({ stallMs: 250, sendTimeoutMs: 60_000, budget });
 
 test.each([
-  // [spill budget, chunks in memory before the file, chunks that stay in memory after it]
-  ["room for every chunk", 1_000_000, 3, 0],
-  ["room for four chunks", 4_000, 3, 3],
-  ["no room at all", 0, 10, 0],
-])("%s: read back in order", async (_, budgetBytes, head, tail) => {
+  // [spill budget, chunks in memory before the file, chunks held in all]
+  ["room for every chunk", 1_000_000, 3, 10],
+  ["room for four chunks on file", 4_000, 3, 7],
+  ["no room at all", 0, 3, 3],
+])("%s: held in order until a chunk finds no room", async (_, budgetBytes, head, kept) => {
   const budget = new SpillBudget(budgetBytes);
   const held = new HeldResult(sending(budget), 3_000);
-  for (let n = 0; n < 10; n++) held.add(chunk(n));
+  const added = Array.from({ length: 10 }, (_, n) => held.add(chunk(n)));
+  // A chunk that finds no room is refused, and so is every one after it (the budget stays full).
+  expect(added).toEqual(Array.from({ length: 10 }, (_, n) => n < kept));
   await held.ready();
-  expect(held.spilled).toBe(head < 10);
-  expect(budget.usedBytes).toBe((10 - head - tail) * 1_000);
+  expect(held.spilled).toBe(kept > head);
+  expect(budget.usedBytes).toBe((kept - head) * 1_000);
   if (!held.spilled) {
-    expect(held.chunks.map((bytes) => bytes[0])).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(held.chunks.map((bytes) => bytes[0])).toEqual(Array.from({ length: head }, (_, n) => n));
     return;
   }
   const body = held.body(42);
   expect(rowsOfBody(body)).toBe(42);
   const read = new Uint8Array(await new Response(body).arrayBuffer());
-  expect(read.byteLength).toBe(10_000);
-  expect(Array.from({ length: 10 }, (_, n) => read[n * 1_000])).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  expect(read.byteLength).toBe(kept * 1_000);
+  expect(Array.from({ length: kept }, (_, n) => read[n * 1_000])).toEqual(Array.from({ length: kept }, (_, n) => n));
   expect(budget.usedBytes).toBe(0);
 });
 

@@ -30,6 +30,8 @@ let sandbox: PaidSandbox;
 let server: ChildServer;
 /** The same tables with `limits.send_timeout_ms: 1000`. */
 let impatient: ChildServer;
+/** The same tables with `limits.spill_budget_mb: 1`: no room for a result past its first 8 MiB. */
+let cramped: ChildServer;
 
 usePaidSandbox((started) => {
   sandbox = started;
@@ -55,10 +57,12 @@ beforeAll(async () => {
   db.close();
   server = await spawn({});
   impatient = await spawn({ send_timeout_ms: 1_000 });
+  cramped = await spawn({ spill_budget_mb: 1 });
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
   await impatient?.stop();
+  await cramped?.stop();
 }, 30_000);
 
 const spillBytes = (url: string) => metricValue(url, "arrow402_spill_bytes");
@@ -151,4 +155,23 @@ test("a read started while /verify runs is stopped and freed when /verify then r
   // timeout; stopped, nothing is left once it has had time to end.
   await Bun.sleep(2_000);
   expect(await spillBytes(server.url)).toBe(0);
+}, 60_000);
+
+test("a paid result the spill budget has no room for is refused before settlement: 503, nothing charged, nothing held", async () => {
+  const url = queryUrl(cramped.url, SQL);
+  const header = await paymentFor(url);
+  const settles = sandbox.proxy.counts.settle;
+  const response = await fetch(url, { headers: { "PAYMENT-SIGNATURE": header } });
+  expect(response.status).toBe(503);
+  expect(response.headers.get("retry-after")).toBe("1");
+  expect(response.headers.get("content-type")).toContain("text/plain");
+  expect(response.headers.get("payment-response")).toBeNull();
+  expect(await response.text()).toContain("nothing was charged");
+  expect(sandbox.proxy.counts.settle).toBe(settles);
+  expect(await spillBytes(cramped.url)).toBe(0);
+  // A result that fits its first 8 MiB is still sold.
+  const small = queryUrl(cramped.url, `${SQL} LIMIT 1000`);
+  const paid = await fetch(small, { headers: { "PAYMENT-SIGNATURE": await paymentFor(small), "Accept-Encoding": "identity" } });
+  expect(paid.status).toBe(200);
+  expect(tableFromIPC(new Uint8Array(await paid.arrayBuffer())).numRows).toBe(1_000);
 }, 60_000);
