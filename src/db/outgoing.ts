@@ -6,7 +6,7 @@
  * is released at once, so the worker finishes and serves other requests; the client reads the
  * file when it resumes. A client that reads nothing for `sendTimeoutMs` is cut.
  */
-import { SpillFile, type SpillBudget } from "./spill.ts";
+import { KEPT_FOR_PAID_RESULTS, SpillFile, type SpillBudget } from "./spill.ts";
 
 export interface SendingOptions {
   /** No read for this long while the producer waits: spill instead of holding the worker. */
@@ -128,7 +128,8 @@ export class OutgoingQueue {
   /** Moves the waiting chunks to a spill file, in order, releasing their producer. */
   private startSpilling(): void {
     try {
-      this.spill = new SpillFile(this.options!.budget, (error) => this.onTimeout(error));
+      const budget = this.options!.budget;
+      this.spill = new SpillFile(budget, (error) => this.onTimeout(error), budget.limitBytes * KEPT_FOR_PAID_RESULTS);
     } catch {
       return; // no temporary file: the producer stays held back, as before
     }

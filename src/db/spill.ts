@@ -20,6 +20,13 @@ const writeOffThread = promisify(write);
 /** Bytes read back per pull: large enough to keep a fast client busy, small enough to stay cheap. */
 const READ_BYTES = 1 << 20;
 
+/**
+ * The share of the budget a stalled reader's file leaves free: anyone can stall a free export, so
+ * stalled readers alone cannot take the room paid results need while their payments settle
+ * (held-result.ts), and a buyer is not refused (503) because others stopped reading.
+ */
+export const KEPT_FOR_PAID_RESULTS = 0.25;
+
 export class SpillBudget {
   private used = 0;
   /** Bytes ever reserved: every byte written to a spill file (and read back unless its response ended first). */
@@ -27,8 +34,9 @@ export class SpillBudget {
 
   constructor(readonly limitBytes: number) {}
 
-  reserve(bytes: number): boolean {
-    if (this.used + bytes > this.limitBytes) return false;
+  /** Takes `bytes` of the budget if that leaves at least `keepFree` of it. */
+  reserve(bytes: number, keepFree = 0): boolean {
+    if (this.used + bytes + keepFree > this.limitBytes) return false;
     this.used += bytes;
     this.reservedTotal += bytes;
     return true;
@@ -57,10 +65,14 @@ export class SpillFile {
   private closed = false;
   private writing: Promise<void> = Promise.resolve();
 
-  /** `onFailure`: a write failed (the disk is full): the response cannot be completed. */
+  /**
+   * `onFailure`: a write failed (the disk is full): the response cannot be completed. `keepFree`:
+   * bytes of the budget this file leaves to others.
+   */
   constructor(
     private readonly budget: SpillBudget,
     private readonly onFailure: (error: Error) => void = () => {},
+    private readonly keepFree = 0,
   ) {
     const path = join(tmpdir(), `arrow402-spill-${process.pid}-${crypto.randomUUID()}`);
     this.fd = openSync(path, "wx+", 0o600);
@@ -73,7 +85,7 @@ export class SpillFile {
    */
   append(chunks: Uint8Array[], onWritten: () => void = () => {}): boolean {
     const bytes = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-    if (this.closed || !this.budget.reserve(bytes)) return false;
+    if (this.closed || !this.budget.reserve(bytes, this.keepFree)) return false;
     this.queued += bytes;
     this.writing = this.writing.then(async () => {
       for (const chunk of chunks) {

@@ -50,3 +50,14 @@ test("past the budget nothing is queued", () => {
   expect(spill.append([bytes(1, 1)])).toBe(false);
   spill.close();
 });
+
+test("a file that leaves part of the budget free stops there; a file that does not can use that part", () => {
+  const budget = new SpillBudget(4 << 20);
+  const stalled = new SpillFile(budget, () => {}, 1 << 20);
+  expect([1, 2, 3, 4].map((n) => stalled.append([bytes(1 << 20, n)]))).toEqual([true, true, true, false]);
+  const paid = new SpillFile(budget);
+  expect([paid.append([bytes(1 << 20, 5)]), paid.append([bytes(1, 6)])]).toEqual([true, false]);
+  stalled.close();
+  paid.close();
+  expect(budget.usedBytes).toBe(0);
+});

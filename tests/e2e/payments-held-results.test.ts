@@ -32,6 +32,8 @@ let server: ChildServer;
 let impatient: ChildServer;
 /** The same tables with `limits.spill_budget_mb: 1`: no room for a result past its first 8 MiB. */
 let cramped: ChildServer;
+/** The same tables with `limits.spill_budget_mb: 64`: 48 MB for stalled readers, 16 MB kept for paid results. */
+let shared: ChildServer;
 
 usePaidSandbox((started) => {
   sandbox = started;
@@ -41,6 +43,7 @@ async function spawn(limits: Record<string, number>): Promise<ChildServer> {
   const tables = [
     ...defaultTables(sandbox.devnet.payTo),
     ...["bulky", "wide_rows"].map((name) => ({ name, description: "large rows", price_tags: [{ type: "fixed", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount: PRICES.flat.config }] })),
+    { name: "bulky_free", description: "the same rows, free" },
   ];
   const { configPath } = await sandbox.writeConfig({ tables, server: { metrics: true }, limits: { query_timeout_ms: 30_000, ...limits } });
   return spawnServer(["bun", MAIN, "serve", "--config", configPath, "--bind", "127.0.0.1:0"], / on (http:\/\/\S+)/);
@@ -51,6 +54,7 @@ beforeAll(async () => {
   db.run("CREATE TABLE IF NOT EXISTS bulky (id INTEGER PRIMARY KEY, body TEXT)");
   db.run("DELETE FROM bulky");
   db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${ROWS}) INSERT INTO bulky SELECT i, printf('%.${TEXT_BYTES}c', 'x') FROM n`);
+  db.run("CREATE VIEW IF NOT EXISTS bulky_free AS SELECT id, body FROM bulky");
   db.run("CREATE TABLE IF NOT EXISTS wide_rows (id INTEGER PRIMARY KEY, body TEXT)");
   db.run("DELETE FROM wide_rows");
   db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${WIDE_ROWS}) INSERT INTO wide_rows SELECT i, printf('%.${WIDE_TEXT_BYTES}c', 'y') FROM n`);
@@ -58,11 +62,13 @@ beforeAll(async () => {
   server = await spawn({});
   impatient = await spawn({ send_timeout_ms: 1_000 });
   cramped = await spawn({ spill_budget_mb: 1 });
+  shared = await spawn({ spill_budget_mb: 64 });
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
   await impatient?.stop();
   await cramped?.stop();
+  await shared?.stop();
 }, 30_000);
 
 const spillBytes = (url: string) => metricValue(url, "arrow402_spill_bytes");
@@ -174,4 +180,20 @@ test("a paid result the spill budget has no room for is refused before settlemen
   const paid = await fetch(small, { headers: { "PAYMENT-SIGNATURE": await paymentFor(small), "Accept-Encoding": "identity" } });
   expect(paid.status).toBe(200);
   expect(tableFromIPC(new Uint8Array(await paid.arrayBuffer())).numRows).toBe(1_000);
+}, 60_000);
+
+test("readers who stop reading free exports cannot take the room a paid result needs while it settles", async () => {
+  // 80 MB of free rows to a client that reads nothing: its file stops at 48 MB (the rest waits in its worker).
+  const staller = stalledGet(queryUrl(shared.url, "SELECT id, body FROM bulky_free"), { "Accept-Encoding": "identity" });
+  const stalled = await until(() => spillBytes(shared.url), (bytes) => bytes > 40_000_000);
+  expect(stalled).toBeGreaterThan(40_000_000);
+  await Bun.sleep(500);
+  expect(await spillBytes(shared.url)).toBeLessThanOrEqual(48 * 1024 * 1024);
+  // 20 MB bought: its 12 MB past the first 8 MiB wait in the room kept for paid results.
+  const url = queryUrl(shared.url, `${SQL} LIMIT 5000`);
+  const paid = await fetch(url, { headers: { "PAYMENT-SIGNATURE": await paymentFor(url), "Accept-Encoding": "identity" } });
+  expect(paid.status).toBe(200);
+  expect(tableFromIPC(new Uint8Array(await paid.arrayBuffer())).numRows).toBe(5_000);
+  const free = tableFromIPC(dechunk(await staller.resume()));
+  expect(free.numRows).toBe(ROWS);
 }, 60_000);
