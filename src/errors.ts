@@ -144,9 +144,27 @@ export class TooManyRequestsError extends Arrow402Error {
   }
 }
 
-/** 503 text/plain: every query worker stayed busy for a whole query time limit; the client retries. */
+/** 503 text/plain with Retry-After: every query worker stayed busy for a whole query time limit; the client retries. */
 export class ServerBusyError extends Arrow402Error {
   readonly status = 503;
+  constructor(
+    message: string,
+    /** Retry-After: when the client may expect room again. */
+    readonly retryAfterSeconds = 1,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * 503 with Retry-After: a paid result could not be held until its payment is settled (no room in
+ * `limits.spill_budget_mb`, or its temporary file failed; db/held-result.ts). Before settlement
+ * nothing was charged; a settled payment presented again says so instead (payment/replays.ts).
+ */
+export class ResultNotHeldError extends ServerBusyError {
+  constructor(message = "The server cannot hold this result until its payment is settled right now; nothing was charged: retry in 30 seconds, or ask for fewer rows.") {
+    super(message, 30);
+  }
 }
 
 /**
@@ -185,7 +203,10 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof TooManyRequestsError) {
     return new Response(error.message, { status: 429, headers: { ...TEXT, "retry-after": String(error.retryAfterSeconds) } });
   }
-  if (error instanceof ServerBusyError || error instanceof LedgerUnavailableError) {
+  if (error instanceof ServerBusyError) {
+    return new Response(error.message, { status: error.status, headers: { ...TEXT, "retry-after": String(error.retryAfterSeconds) } });
+  }
+  if (error instanceof LedgerUnavailableError) {
     return new Response(error.message, { status: error.status, headers: { ...TEXT, "retry-after": "1" } });
   }
   if (error instanceof MethodNotAllowedError) {

@@ -12,7 +12,7 @@ import { rowidSpanSql } from "../sql/rowid.ts";
 import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 import type { Database } from "bun:sqlite";
 import { openReadOnly } from "./catalog.ts";
-import { ClientGoneError, ServerBusyError } from "../errors.ts";
+import { ClientGoneError, ResultNotHeldError } from "../errors.ts";
 import { CountCache } from "./count-cache.ts";
 import { LaneClassifier } from "./lanes.ts";
 import type { SendingOptions } from "./outgoing.ts";
@@ -37,10 +37,6 @@ export interface ExecuteLimits {
   /** A split scan's helper asked back for an interactive query is replaced past this (default striped.ts HELPER_RETURN_MS). */
   helperReturnMs?: number;
 }
-
-/** A paid result larger than memory and the spill budget's room can hold (held-result.ts). */
-const NO_ROOM_TO_HOLD =
-  "The server has no room right now to hold this result until its payment is settled; nothing was charged: retry in a minute, or ask for fewer rows.";
 
 /** No read for this long while a worker waits on the client: the worker finishes into a spill file. */
 export const STALL_MS = 250;
@@ -226,7 +222,7 @@ export class QueryExecutor {
         for await (const chunk of result.body) {
           if (signal?.aborted) throw new ClientGoneError();
           // Leaving the loop (the catch below releases it) stops the read: nothing is settled.
-          if (!held.add(chunk)) throw new ServerBusyError(NO_ROOM_TO_HOLD);
+          if (!held.add(chunk)) throw new ResultNotHeldError();
           bytes += chunk.byteLength;
           // Leaving the loop cancels the body, which stops its workers.
           if (bytes > maxBytes) {

@@ -8,7 +8,7 @@
  * purchase is refused before anything is settled. Sent as a stream that is cut, like any
  * streamed result, when its client reads nothing for the send timeout.
  */
-import { ServerError } from "../errors.ts";
+import { ResultNotHeldError } from "../errors.ts";
 import { SendTimeoutError, type SendingOptions } from "./outgoing.ts";
 import { noteRows, notifyCut } from "./result-stream.ts";
 import { SpillFile } from "./spill.ts";
@@ -21,6 +21,8 @@ export class HeldResult {
   private readonly head: Uint8Array[] = [];
   private spill: SpillFile | null = null;
   private inMemory = 0;
+  /** A chunk was refused: so is every later one (the result has a gap and cannot be delivered). */
+  private refused = false;
   private failure: Error | null = null;
   private released = false;
   /** The send timeout of the body, once it is being sent. */
@@ -37,13 +39,15 @@ export class HeldResult {
    * temporary file can be made): the result cannot be held, and the caller releases it.
    */
   add(chunk: Uint8Array): boolean {
+    if (this.refused) return false;
     // Once the file has begun, every later chunk goes there, however small, to keep the order.
     if (this.spill === null && this.inMemory + chunk.byteLength <= this.memoryBytes) {
       this.head.push(chunk);
       this.inMemory += chunk.byteLength;
       return true;
     }
-    return this.appendToFile(chunk);
+    this.refused = !this.appendToFile(chunk);
+    return !this.refused;
   }
 
   /** Whether any byte went to the file (the result is then sent as a stream). */
@@ -61,7 +65,7 @@ export class HeldResult {
     await this.spill?.flushed();
     if (this.failure !== null) {
       this.release();
-      throw new ServerError(`The result could not be held for delivery (${this.failure.message}); nothing was charged: retry later.`);
+      throw new ResultNotHeldError(`The result could not be held for delivery (${this.failure.message}); nothing was charged: retry in 30 seconds.`);
     }
   }
 

@@ -29,6 +29,8 @@ export const PAYMENT_MESSAGES = {
     `The payment was verified but the facilitator did not settle it (${reason}), and whether it was settled some other way cannot be told now: if the payer's balance shows the transfer, present the same payment again; otherwise sign a new payment.`,
   settlementPending: (reason: string, transaction: string) =>
     `The facilitator sent the transfer${transaction === "" ? "" : ` (transaction ${transaction})`} but did not confirm it (${reason}): present the same payment again in a minute. Once the transfer is on chain it is served without a new charge; if it never lands, that same payment is settled then. Do not sign a new payment meanwhile: both could be charged.`,
+  notHeldAfterSettlement: (transaction: string, seconds: number) =>
+    `Your payment was settled (transaction ${transaction}), but the server cannot hold its result for delivery right now: present the same payment again in 30 seconds; it is served without a new charge within ${seconds} seconds of its settlement.`,
   nonceConsumed:
     "This payment's authorization was cancelled on chain, or its nonce was spent by another authorization, so it paid nothing and never will: sign a new payment.",
 } as const;

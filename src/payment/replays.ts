@@ -16,7 +16,7 @@
  *
  * A refused request never changes the record.
  */
-import { ServerError } from "../errors.ts";
+import { ResultNotHeldError, ServerError } from "../errors.ts";
 import type { ChainReader } from "./chain.ts";
 import type { PaidWork, PaymentOutcome } from "./work.ts";
 import type { PaymentEventSink, PaymentRefusal } from "./events.ts";
@@ -56,12 +56,17 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
   const paidPerRow = (work: PaidWork, record: PaymentRecord) =>
     work.query !== null && !offersForQuery(work.tags, null, deps.opts).some((offer) => paysFixedOffer(record, offer));
 
+  /** A result that cannot be held now is told as that of a settled payment: "nothing was charged" would be false. */
+  const asSettled = (transaction: string) => (error: unknown) => {
+    throw error instanceof ResultNotHeldError ? new ResultNotHeldError(MSG.notHeldAfterSettlement(transaction, deps.maxTimeoutSeconds)) : error;
+  };
+
   async function replay(work: PaidWork, record: PaymentRecord): Promise<PaymentOutcome> {
     if (record.resourceUrl !== work.resource.url) return deps.quote(work, "other-resource", MSG.otherResource);
     if (deps.now() > record.settledAt.getTime() + deps.maxTimeoutSeconds * 1000) {
       return deps.quote(work, "replay-expired", MSG.replayExpired(deps.maxTimeoutSeconds));
     }
-    const rows = await work.execute();
+    const rows = await work.execute().catch(asSettled(record.transaction));
     if (paidPerRow(work, record) && record.rows !== null && rows !== record.rows) {
       const fresh = offersForQuery(work.tags, rows ?? 0, deps.opts);
       if (fresh.length === 0) return { kind: "free" };
@@ -102,7 +107,7 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
       throw new ServerError(`The payment was settled (transaction ${transaction}) but could not be recorded; the operator has been alerted.`);
     }
     emit({ type: "payment.settled", ...settledFacts(work, { ...record, transaction }), rows: recordedRows, via: "recovery" });
-    if (failure !== null) throw failure;
+    if (failure !== null) return asSettled(transaction)(failure);
     if (expired) return deps.quote(work, "replay-expired", MSG.replayExpired(deps.maxTimeoutSeconds));
     if (changed) {
       const fresh = offersForQuery(work.tags, rows ?? 0, deps.opts);

@@ -174,6 +174,8 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         },
       })
         .catch((error: unknown) => {
+          // Outcome first: a read ending in between then frees itself instead of becoming `held`.
+          outcomeKnown.abort();
           releaseHeld();
           throw error;
         })

@@ -7,7 +7,7 @@
 import { expect, test } from "bun:test";
 import { HeldResult } from "../../src/db/held-result.ts";
 import { rowsOfBody } from "../../src/db/result-stream.ts";
-import { SpillBudget } from "../../src/db/spill.ts";
+import { SpillBudget, SpillFile } from "../../src/db/spill.ts";
 
 const chunk = (n: number) => new Uint8Array(1_000).fill(n);
 const sending = (budget: SpillBudget) => ({ stallMs: 250, sendTimeoutMs: 60_000, budget });
@@ -47,6 +47,18 @@ test("a small chunk after the file has begun goes to the file too, and so does e
   expect(budget.usedBytes).toBe(6_500);
   const read = new Uint8Array(await new Response(held.body(5)).arrayBuffer());
   expect([read.byteLength, read[0], read[2_000], read[4_000], read[4_500], read[8_499]]).toEqual([8_500, 2_000 % 255, 2_000 % 255, 500 % 255, 2_000 % 255, 2_000 % 255]);
+});
+
+test("once a chunk is refused, every later one is too, even when room comes back: the result has a gap", async () => {
+  const budget = new SpillBudget(2_000);
+  const other = new SpillFile(budget);
+  expect(other.append([chunk(9)])).toBe(true);
+  const held = new HeldResult(sending(budget), 0);
+  expect([held.add(chunk(0)), held.add(chunk(1))]).toEqual([true, false]);
+  other.close();
+  expect(held.add(chunk(2))).toBe(false);
+  held.release();
+  expect(budget.usedBytes).toBe(0);
 });
 
 test("released before it is sent (the payment was refused): its spill budget is freed", async () => {

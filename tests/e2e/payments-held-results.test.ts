@@ -34,6 +34,8 @@ let impatient: ChildServer;
 let cramped: ChildServer;
 /** The same tables with `limits.spill_budget_mb: 64`: 48 MB for stalled readers, 16 MB kept for paid results. */
 let shared: ChildServer;
+/** The same tables with `limits.spill_budget_mb: 16`: room for one 20 MB result past its first 8 MiB. */
+let tight: ChildServer;
 
 usePaidSandbox((started) => {
   sandbox = started;
@@ -63,12 +65,14 @@ beforeAll(async () => {
   impatient = await spawn({ send_timeout_ms: 1_000 });
   cramped = await spawn({ spill_budget_mb: 1 });
   shared = await spawn({ spill_budget_mb: 64 });
+  tight = await spawn({ spill_budget_mb: 16 });
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
   await impatient?.stop();
   await cramped?.stop();
   await shared?.stop();
+  await tight?.stop();
 }, 30_000);
 
 const spillBytes = (url: string) => metricValue(url, "arrow402_spill_bytes");
@@ -169,7 +173,7 @@ test("a paid result the spill budget has no room for is refused before settlemen
   const settles = sandbox.proxy.counts.settle;
   const response = await fetch(url, { headers: { "PAYMENT-SIGNATURE": header } });
   expect(response.status).toBe(503);
-  expect(response.headers.get("retry-after")).toBe("1");
+  expect(response.headers.get("retry-after")).toBe("30");
   expect(response.headers.get("content-type")).toContain("text/plain");
   expect(response.headers.get("payment-response")).toBeNull();
   expect(await response.text()).toContain("nothing was charged");
@@ -196,4 +200,28 @@ test("readers who stop reading free exports cannot take the room a paid result n
   expect(tableFromIPC(new Uint8Array(await paid.arrayBuffer())).numRows).toBe(5_000);
   const free = tableFromIPC(dechunk(await staller.resume()));
   expect(free.numRows).toBe(ROWS);
+}, 60_000);
+
+test("a settled payment presented again when its result finds no room: 503 naming the settlement, then served without a new charge", async () => {
+  const url = queryUrl(tight.url, `${SQL} LIMIT 5000`);
+  const header = await paymentFor(url);
+  const headers = { "PAYMENT-SIGNATURE": header, "Accept-Encoding": "identity" };
+  const first = await fetch(url, { headers });
+  expect(first.status).toBe(200);
+  await first.arrayBuffer();
+  const settles = sandbox.proxy.counts.settle;
+  // A stalled free export takes over 6 MB of the 16 MiB: the 12 MB the result needs are not there.
+  const staller = stalledGet(queryUrl(tight.url, "SELECT id, body FROM bulky_free"), { "Accept-Encoding": "identity" });
+  expect(await until(() => spillBytes(tight.url), (bytes) => bytes > 6_000_000)).toBeGreaterThan(6_000_000);
+  const again = await fetch(url, { headers });
+  expect(again.status).toBe(503);
+  expect(again.headers.get("retry-after")).toBe("30");
+  const text = await again.text();
+  expect(text).toContain("Your payment was settled (transaction 0x");
+  expect(text).not.toContain("nothing was charged");
+  expect(tableFromIPC(dechunk(await staller.resume())).numRows).toBe(ROWS);
+  const served = await fetch(url, { headers });
+  expect(served.status).toBe(200);
+  expect(tableFromIPC(new Uint8Array(await served.arrayBuffer())).numRows).toBe(5_000);
+  expect(sandbox.proxy.counts.settle).toBe(settles);
 }, 60_000);
