@@ -467,6 +467,8 @@ describe("a writer during a split scan", () => {
     );
     const executor = new QueryExecutor(file, config.limits, 2);
     try {
+      // Both workers started (on a loaded machine a helper still starting joins too late to split).
+      await decode(await executor.stream(validated("SELECT * FROM dense")));
       const before = executor.stats.splitScans;
       const result = await executor.stream(validated("SELECT * FROM dense"));
       const reader = (result as { body: ReadableStream<Uint8Array> }).body.getReader();
