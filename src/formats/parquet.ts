@@ -167,7 +167,12 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
 
   function writeRowGroup(): void {
     if (pendingRows === 0) return;
-    writer.write({ columnData: columns.map((column, c) => ({ name: column.name, data: pending[c]! })), rowGroupSize: pendingRows });
+    writer.write({
+      // Text and binary columns carry no min/max: the writer keeps every row group's statistics
+      // until the footer, as the values themselves, so rows of a few MB would be held to the end.
+      columnData: columns.map((column, c) => ({ name: column.name, data: pending[c]!, statistics: column.kind !== "utf8" && column.kind !== "binary" })),
+      rowGroupSize: pendingRows,
+    });
     pending = columns.map(() => []);
     pendingRows = 0;
     pendingBytes = 0;
