@@ -105,6 +105,12 @@ export const LIMITS = {
   /** Commas outside quotes, checked before parsing: room for the largest IN list plus a wide select list. */
   maxListSeparators: 1500,
   /**
+   * Times one text or blob column may be named in the select list. Each name reads the value
+   * again: a 1 MB text named 1,380 times under aliases made a 1.38 GB row from a 16 KB query, read
+   * whole before any size limit could stop it. Numbers are 8 bytes, however often they are named.
+   */
+  maxWideColumnNames: 4,
+  /**
    * The parser's work beyond one reading of each token, from constructs it reads several times
    * ('((', LIKE patterns, IN lists, subqueries; estimated by precheck.ts before parsing). Within
    * it, the worst of 150,000 generated nests parsed in under 100 ms; a 1000-item IN list uses ~2000.

@@ -14,7 +14,7 @@
  */
 import type { FromClause, LimitClause, Node, OrderByClause, SelectClause, SelectStmt, WhereClause } from "sql-parser-cst";
 import type { Catalog, TableInfo } from "../catalog.ts";
-import { ALLOWED_NODES } from "./allowlist.ts";
+import { ALLOWED_NODES, LIMITS } from "./allowlist.ts";
 import { checkExpression } from "./expression.ts";
 import { checkWhereCost, isCheapPerRow } from "./growth.ts";
 import { readLimit } from "./limit.ts";
@@ -160,6 +160,7 @@ function checkSelectList(select: SelectClause, scope: Scope): OutputColumn[] {
   }
   const columns: OutputColumn[] = [];
   const names = new Set<string>();
+  const wideNamed = new Map<string, number>();
   for (const item of items) {
     if (item.type === "empty") refuse("Empty item in the select list: remove the extra comma");
     refuseKnownConstruct(item);
@@ -177,6 +178,13 @@ function checkSelectList(select: SelectClause, scope: Scope): OutputColumn[] {
     const name = alias ?? column.name;
     if (names.has(foldCase(name))) refuse(`Duplicate output column name '${shown(name)}': give each column a distinct alias`);
     names.add(foldCase(name));
+    if (column.kind === "utf8" || column.kind === "binary") {
+      const times = (wideNamed.get(column.name) ?? 0) + 1;
+      if (times > LIMITS.maxWideColumnNames) {
+        refuse(`Column '${shown(column.name)}' is named more than ${LIMITS.maxWideColumnNames} times in the select list; a text or blob column may be named at most ${LIMITS.maxWideColumnNames} times: remove the repeats`);
+      }
+      wideNamed.set(column.name, times);
+    }
     columns.push({ name, column });
   }
   return columns;

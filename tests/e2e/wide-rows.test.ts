@@ -87,6 +87,13 @@ test("runs of 100 KB rows the width samples miss: split, within twice the payloa
   expect(growth).toBeLessThan(2 * body.byteLength);
 }, 60_000);
 
+test("a text column named five times is refused before anything is read: each name would read its 100 KB again", async () => {
+  const sql = `SELECT ${Array.from({ length: 5 }, (_, i) => `body AS b${i}`).join(", ")} FROM documents LIMIT 20`;
+  const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}`);
+  expect(response.status).toBe(400);
+  expect(await response.text()).toContain("Column 'body' is named more than 4 times in the select list");
+});
+
 /** `n` named COLUMNS times under aliases: ~15 KB of SQL, within max_query_bytes. */
 const COLUMNS = 1_500;
 const manyColumns = (limit: number) => `SELECT ${Array.from({ length: COLUMNS }, (_, i) => `n AS _${i.toString(36)}`).join(",")} FROM ticks LIMIT ${limit}`;

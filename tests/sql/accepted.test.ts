@@ -30,6 +30,8 @@ const ACCEPTED: [string, string[] | "*"][] = [
   ['SELECT "id", "pair" FROM "swaps"', ["id", "pair"]],
   ["SELECT ID, Pair FROM swaps", ["id", "pair"]],
   ['SELECT pair AS p, price AS "Unit Price" FROM swaps', ["p=pair", "Unit Price=price"]],
+  // A text column may be named up to 4 times.
+  ["SELECT pair, pair AS a, pair AS b, pair AS c FROM swaps", ["pair", "a=pair", "b=pair", "c=pair"]],
   ["SELECT swaps.id, SWAPS.pair FROM swaps", ["id", "pair"]],
   ['SELECT "swaps"."price" AS px FROM swaps', ["px=price"]],
   ['SELECT "order", "Fee Rate" FROM swaps', ["order", "Fee Rate"]],

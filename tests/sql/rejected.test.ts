@@ -104,6 +104,8 @@ const REJECTED: [string, string][] = [
   ["SELECT id, id FROM swaps", "Duplicate output column name 'id'"],
   ["SELECT id AS x, pair AS X FROM swaps", "Duplicate output column name 'X'"],
   ["SELECT id x FROM swaps", "Write AS before the alias"],
+  // A text column named five times: each name reads the value again (numbers may repeat).
+  ["SELECT pair, pair AS a, pair AS b, pair AS c, pair AS d FROM swaps", "Column 'pair' is named more than 4 times in the select list"],
   ["SELECT id, FROM swaps", "Empty item in the select list"],
   // Schema prefixes, aliases and hints on the table.
   ["SELECT id FROM main.swaps", "Schema-qualified table names"],
