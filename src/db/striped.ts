@@ -13,6 +13,7 @@
  * new readers, and would hold the second worker until the end of the very scan it should help.
  */
 import type { Database } from "bun:sqlite";
+import { ServerError } from "../errors.ts";
 import type { FormatEncoder } from "../formats/encoder.ts";
 import type { OutputFormat } from "../formats/registry.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
@@ -46,6 +47,8 @@ export const HELPER_RETURN_MS = 25;
  */
 const RANGE_MAX_BYTES = 16 * 1024 * 1024;
 const WIDTH_SAMPLES = 16;
+/** Bytes of parts kept without holding their worker back (`releaseOrStop`) before the scan is stopped. */
+const KEPT_MAX_BYTES = 64 * 1024 * 1024;
 
 /** A `range-part` message; `acked` once it no longer counts against its worker's MAX_IN_FLIGHT. */
 interface Part {
@@ -163,8 +166,8 @@ export class StripedScan extends ResultStream {
   private readonly parts = new Map<number, Part[]>();
   /** Parts each worker has sent that are not consumed: it waits at MAX_IN_FLIGHT (flow control). */
   private readonly inFlight = new Map<WorkerSlot, number>();
-  /** Ranges a worker has sent parts of: never handed to another worker, which would send them twice. */
-  private readonly partial = new Set<number>();
+  /** A worker has sent parts: from then on no helper is replaced (see `replaceHelper`). */
+  private sawParts = false;
   private bounds: { min: bigint; max: bigint } | null = null;
   private ranges = 0;
   private nextRange = 0;
@@ -305,17 +308,11 @@ export class StripedScan extends ResultStream {
       this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
       return;
     }
+    // Once a range has come in parts (wide rows), the helper finishes its ranges instead: parts it
+    // sent may be on their way to the client, and its ranges, read again by the other worker after
+    // that worker's own later (maybe wide) ranges, would leave those unable to wait for them.
+    if (this.sawParts) return;
     const ranges = this.queued.get(slot) ?? [];
-    // Parts of the range next in order already went to the client: another worker would send them
-    // again, so the helper finishes it. Parts of a later range were only kept: they are dropped.
-    if (ranges[0] === this.nextToQueue && this.partial.has(ranges[0])) {
-      this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
-      return;
-    }
-    for (const seq of ranges) {
-      this.parts.delete(seq);
-      this.partial.delete(seq);
-    }
     this.queued.delete(slot);
     this.inFlight.delete(slot);
     this.returning.delete(slot);
@@ -324,9 +321,6 @@ export class StripedScan extends ResultStream {
     this.redo.push(...ranges);
     this.redo.sort((a, b) => a - b);
     this.o.onHelperReplaced?.();
-    // The next range in order is now nobody's until a worker takes it, maybe after ranges it has
-    // queued: their parts must not wait for it.
-    this.releaseHeldParts();
     this.handOut();
   }
 
@@ -379,13 +373,11 @@ export class StripedScan extends ResultStream {
    * A part of a wide range: sent on if its range is next in order, else kept until it is. Kept
    * parts count against their worker's MAX_IN_FLIGHT, so a worker reading ahead waits for the
    * range before its own, which another worker is reading. Unless no worker is reading that range
-   * (its helper was replaced; it waits in `redo`, or behind this worker's own ranges): then the
-   * part is kept without holding the worker back, or neither range would ever end. That worker's
-   * queued ranges (at most QUEUED_PER_WORKER) are then kept whole, as every range was before parts.
+   * (see `releaseOrStop`).
    */
   private partArrived(part: Part, seq: number): void {
     this.inFlight.set(part.slot, (this.inFlight.get(part.slot) ?? 0) + 1);
-    this.partial.add(seq);
+    this.sawParts = true;
     if (seq === this.nextToQueue) {
       this.pushPart(part);
     } else {
@@ -393,9 +385,26 @@ export class StripedScan extends ResultStream {
       if (kept === undefined) this.parts.set(seq, [part]);
       else kept.push(part);
       this.o.onPartsKept?.([...this.parts.values()].reduce((sum, parts) => sum + parts.length, 0));
-      if (!this.nextBeingRead()) this.releaseHeldParts();
+      this.releaseOrStop();
     }
-    this.pace();
+    if (!this.ended) this.pace();
+  }
+
+  /**
+   * Kept parts whose range waits for one that no worker is reading: a helper was replaced before
+   * any part came, and its ranges wait in `redo`, or behind the other worker's own ranges. Holding
+   * that worker back would end neither, so its parts are kept without holding it back, up to
+   * KEPT_MAX_BYTES; past that the scan is stopped rather than held in memory.
+   */
+  private releaseOrStop(): void {
+    if (this.parts.size === 0 || this.nextBeingRead()) return;
+    let bytes = 0;
+    for (const kept of this.parts.values()) for (const part of kept) for (const chunk of part.bytes) bytes += chunk.byteLength;
+    if (bytes > KEPT_MAX_BYTES) {
+      this.abandon(new ServerError(`The export was stopped: another query took one of its workers while it read rows too wide to hold (over ${KEPT_MAX_BYTES / 1024 ** 2} MiB waiting); retry it.`));
+      return;
+    }
+    for (const kept of this.parts.values()) for (const part of kept) this.consumed(part);
   }
 
   /** Whether a worker is reading the next range in order now: the first range of its queue. */
@@ -409,7 +418,7 @@ export class StripedScan extends ResultStream {
     this.push(part.bytes, part.rows, () => this.consumed(part));
   }
 
-  /** The part no longer holds its worker back: consumed by the response, or released (`releaseHeldParts`). */
+  /** The part no longer holds its worker back: consumed by the response, or released (`releaseOrStop`). */
   private consumed(part: Part): void {
     if (part.acked || this.ended) return;
     part.acked = true;
@@ -418,10 +427,6 @@ export class StripedScan extends ResultStream {
     this.inFlight.set(part.slot, count - 1);
     part.slot.worker.postMessage({ type: "ack", id: this.o.id } satisfies ToWorker);
     this.pace();
-  }
-
-  private releaseHeldParts(): void {
-    for (const kept of this.parts.values()) for (const part of kept) this.consumed(part);
   }
 
   /** The next range to read: one to read again first, then the next new one within the window. */
@@ -440,7 +445,6 @@ export class StripedScan extends ResultStream {
       const next = this.arrived.get(this.nextToQueue);
       if (next === undefined) break;
       this.arrived.delete(this.nextToQueue);
-      this.partial.delete(this.nextToQueue);
       this.nextToQueue++;
       this.rows += next.rows;
       if (this.nextToQueue === this.ranges) return this.done(next.bytes);
@@ -448,8 +452,8 @@ export class StripedScan extends ResultStream {
       if (next.bytes.length === 0) this.taken++;
       else this.push(next.bytes, next.rows, () => this.took());
     }
-    // The next range may be one nobody reads yet (see `partArrived`).
-    if (this.parts.size > 0 && !this.nextBeingRead()) this.releaseHeldParts();
+    // The next range may be one nobody reads yet.
+    this.releaseOrStop();
   }
 
   private done(lastBytes: Uint8Array[]): void {
