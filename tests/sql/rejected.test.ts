@@ -134,6 +134,9 @@ const REJECTED: [string, string][] = [
   // ORDER BY.
   ["SELECT id FROM swaps ORDER BY pair COLLATE NOCASE", "COLLATE"],
   ["SELECT id FROM swaps ORDER BY 1", "column positions are not supported"],
+  // A column sorted by twice: the second term changes nothing, and copies the value again per row.
+  ["SELECT id FROM swaps ORDER BY pair, price, PAIR DESC", "ORDER BY sorts by column 'pair' twice"],
+  ["SELECT pair AS p FROM swaps ORDER BY p, pair", "ORDER BY sorts by column 'pair' twice"],
   ["SELECT id FROM swaps ORDER BY price * 2", "ORDER BY takes column names or aliases"],
   ["SELECT id FROM swaps ORDER BY abs(price)", "ORDER BY takes column names or aliases"],
   // Operators and expressions outside the grammar.
