@@ -12,6 +12,11 @@ export interface ColumnInfo {
   declaredType: string;
   nullable: boolean;
   kind: ArrowKind;
+  /**
+   * SQLite lets no other value than a number in: the rowid alias (INTEGER PRIMARY KEY), or an INT,
+   * INTEGER or REAL column of a STRICT table. Any other column may hold text, whatever its type.
+   */
+  numbersOnly?: boolean;
   description?: string;
 }
 

@@ -61,24 +61,29 @@ export function readCatalog(db: Database, tables: TableConfig[]): { catalog: Cat
       problems.push(`tables[${i}].name: no table or view named '${config.name}' in the database`);
       return;
     }
-    const columns = db
-      .query<{ name: string; type: string; notnull: number }, [string]>(
-        "SELECT name, type, \"notnull\" FROM pragma_table_info(?1)",
+    const withoutRowid = row.type === "table" && /\bWITHOUT\s+ROWID\b/i.test(row.sql ?? "");
+    const strict = row.type === "table" && db.query<{ strict: number }, [string]>("SELECT strict FROM pragma_table_list(?1)").get(row.name)?.strict === 1;
+    const described = db
+      .query<{ name: string; type: string; notnull: number; pk: number }, [string]>(
+        "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1)",
       )
-      .all(row.name)
-      .map((c) => ({
-        name: c.name,
-        declaredType: c.type,
-        nullable: c.notnull === 0,
-        kind: arrowKindFor(c.type),
-        description: config.columns[c.name],
-      }));
+      .all(row.name);
+    const keys = described.filter((c) => c.pk > 0);
+    // The rowid alias: the only key column, declared exactly INTEGER, of a rowid table.
+    const rowidAlias = row.type === "table" && !withoutRowid && keys.length === 1 && keys[0]!.type.toUpperCase() === "INTEGER" ? keys[0]!.name : null;
+    const columns = described.map((c) => ({
+      name: c.name,
+      declaredType: c.type,
+      nullable: c.notnull === 0,
+      kind: arrowKindFor(c.type),
+      numbersOnly: c.name === rowidAlias || (strict && ["INT", "INTEGER", "REAL"].includes(c.type.toUpperCase())),
+      description: config.columns[c.name],
+    }));
     for (const key of Object.keys(config.columns)) {
       if (!columns.some((c) => c.name === key)) {
         problems.push(`tables[${i}].columns.${key}: no column '${key}' in table '${config.name}'`);
       }
     }
-    const withoutRowid = row.type === "table" && /\bWITHOUT\s+ROWID\b/i.test(row.sql ?? "");
     const limitBounded = row.type === "table" || projectsATable(db, row.sql);
     infos.push({ name: row.name, columns, hasRowid: row.type === "table" && !withoutRowid, limitBounded, config });
   });

@@ -105,11 +105,12 @@ export const LIMITS = {
   /** Commas outside quotes, checked before parsing: room for the largest IN list plus a wide select list. */
   maxListSeparators: 1500,
   /**
-   * Times one text or blob column may be named in the select list. Each name reads the value
-   * again: a 1 MB text named 1,380 times under aliases made a 1.38 GB row from a 16 KB query, read
-   * whole before any size limit could stop it. Numbers are 8 bytes, however often they are named.
+   * Times one column may be named in the select list. Each name reads the value again: a 1 MB text
+   * named 1,380 times under aliases made a 1.38 GB row from a 16 KB query, read whole before any
+   * size limit could stop it. SQLite stores text in a column of any declared type, so only columns
+   * that can hold nothing but numbers (8 bytes; catalog.ts `numbersOnly`) may be named more often.
    */
-  maxWideColumnNames: 4,
+  maxColumnNames: 4,
   /**
    * The parser's work beyond one reading of each token, from constructs it reads several times
    * ('((', LIKE patterns, IN lists, subqueries; estimated by precheck.ts before parsing). Within

@@ -160,7 +160,7 @@ function checkSelectList(select: SelectClause, scope: Scope): OutputColumn[] {
   }
   const columns: OutputColumn[] = [];
   const names = new Set<string>();
-  const wideNamed = new Map<string, number>();
+  const namedTimes = new Map<string, number>();
   for (const item of items) {
     if (item.type === "empty") refuse("Empty item in the select list: remove the extra comma");
     refuseKnownConstruct(item);
@@ -178,12 +178,14 @@ function checkSelectList(select: SelectClause, scope: Scope): OutputColumn[] {
     const name = alias ?? column.name;
     if (names.has(foldCase(name))) refuse(`Duplicate output column name '${shown(name)}': give each column a distinct alias`);
     names.add(foldCase(name));
-    if (column.kind === "utf8" || column.kind === "binary") {
-      const times = (wideNamed.get(column.name) ?? 0) + 1;
-      if (times > LIMITS.maxWideColumnNames) {
-        refuse(`Column '${shown(column.name)}' is named more than ${LIMITS.maxWideColumnNames} times in the select list; a text or blob column may be named at most ${LIMITS.maxWideColumnNames} times: remove the repeats`);
+    if (column.numbersOnly !== true) {
+      const times = (namedTimes.get(column.name) ?? 0) + 1;
+      if (times > LIMITS.maxColumnNames) {
+        refuse(
+          `Column '${shown(column.name)}' is named more than ${LIMITS.maxColumnNames} times in the select list; a column may be named at most ${LIMITS.maxColumnNames} times (each name reads its value again), unless SQLite keeps it to numbers (INTEGER PRIMARY KEY, or an INTEGER or REAL column of a STRICT table): remove the repeats`,
+        );
       }
-      wideNamed.set(column.name, times);
+      namedTimes.set(column.name, times);
     }
     columns.push({ name, column });
   }

@@ -34,7 +34,8 @@ beforeAll(async () => {
   db.run("CREATE TABLE mixed (id INTEGER PRIMARY KEY, body TEXT)");
   db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${MIXED_ROWS})
           INSERT INTO mixed SELECT i, CASE WHEN i <= 3750 AND (i - 1) % 1250 BETWEEN 200 AND 799 THEN printf('%.${WIDTH}c', char(97 + i % 26)) ELSE 'small' END FROM n`);
-  db.run("CREATE TABLE ticks (id INTEGER PRIMARY KEY, n INTEGER)");
+  // STRICT: `n` holds only integers, so it may be named 1,500 times.
+  db.run("CREATE TABLE ticks (id INTEGER PRIMARY KEY, n INTEGER) STRICT");
   db.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO ticks SELECT i, i * 7919 FROM n`);
   db.close();
   const config = { server: { metrics: true }, database: { sqlite: "./wide.sqlite" }, tables: [{ name: "documents" }, { name: "mixed" }, { name: "ticks" }] };

@@ -30,8 +30,9 @@ const ACCEPTED: [string, string[] | "*"][] = [
   ['SELECT "id", "pair" FROM "swaps"', ["id", "pair"]],
   ["SELECT ID, Pair FROM swaps", ["id", "pair"]],
   ['SELECT pair AS p, price AS "Unit Price" FROM swaps', ["p=pair", "Unit Price=price"]],
-  // A text column may be named up to 4 times.
+  // A column may be named up to 4 times; the rowid alias (INTEGER PRIMARY KEY) as often as wanted.
   ["SELECT pair, pair AS a, pair AS b, pair AS c FROM swaps", ["pair", "a=pair", "b=pair", "c=pair"]],
+  ["SELECT id, id AS a, id AS b, id AS c, id AS d, id AS e FROM swaps", ["id", "a=id", "b=id", "c=id", "d=id", "e=id"]],
   ["SELECT swaps.id, SWAPS.pair FROM swaps", ["id", "pair"]],
   ['SELECT "swaps"."price" AS px FROM swaps', ["px=price"]],
   ['SELECT "order", "Fee Rate" FROM swaps', ["order", "Fee Rate"]],

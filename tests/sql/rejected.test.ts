@@ -104,8 +104,11 @@ const REJECTED: [string, string][] = [
   ["SELECT id, id FROM swaps", "Duplicate output column name 'id'"],
   ["SELECT id AS x, pair AS X FROM swaps", "Duplicate output column name 'X'"],
   ["SELECT id x FROM swaps", "Write AS before the alias"],
-  // A text column named five times: each name reads the value again (numbers may repeat).
+  // A column named five times: each name reads the value again. A REAL column of a table that is
+  // not STRICT may hold text too; only INTEGER PRIMARY KEY and STRICT numbers may repeat.
   ["SELECT pair, pair AS a, pair AS b, pair AS c, pair AS d FROM swaps", "Column 'pair' is named more than 4 times in the select list"],
+  ["SELECT price, price AS a, price AS b, price AS c, price AS d FROM swaps", "Column 'price' is named more than 4 times in the select list"],
+  ["SELECT decimals, decimals AS a, decimals AS b, decimals AS c, decimals AS d FROM tokens", "Column 'decimals' is named more than 4 times"],
   ["SELECT id, FROM swaps", "Empty item in the select list"],
   // Schema prefixes, aliases and hints on the table.
   ["SELECT id FROM main.swaps", "Schema-qualified table names"],
