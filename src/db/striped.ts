@@ -12,21 +12,18 @@
  * joining worker does not wait for a writer: a writer waiting for the first worker's lock blocks
  * new readers, and would hold the second worker until the end of the very scan it should help.
  */
-import type { Database } from "bun:sqlite";
 import { ServerError } from "../errors.ts";
 import type { FormatEncoder } from "../formats/encoder.ts";
 import type { OutputFormat } from "../formats/registry.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
-import { rowidBoundsSql, rowidRangeSql, rowWidthSql } from "../sql/rowid.ts";
-import { valuesOnce } from "./catalog.ts";
 import type { WorkerPool, WorkerSlot } from "./pool.ts";
-import { BATCH_MAX_CELLS, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
+import { encoderColumns, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
+import { KeptParts, type Part } from "./kept-parts.ts";
 import type { SendingOptions } from "./outgoing.ts";
 import { ResultStream, workerError, type QueryResult } from "./result-stream.ts";
+import { RANGE_ROWIDS, type StripePlan } from "./stripe-plan.ts";
 import { TimeBudget, timeLimitError } from "./time-budget.ts";
 
-/** Rowids per range: each range is at most one batch of BATCH_ROWS rows. */
-export const RANGE_ROWIDS = 4_096;
 /** Ranges queued at each worker, so it does not wait for the HTTP thread between two. */
 const QUEUED_PER_WORKER = 2;
 /** Ranges handed out but not yet taken by the response: bounds memory when the client is slow. */
@@ -38,88 +35,8 @@ const WINDOW = 8;
  */
 export const HELPER_RETURN_MS = 25;
 
-/**
- * A range is read and encoded whole before it is sent when its rows hold up to BATCH_MAX_BYTES of
- * text and blobs; a wider one is sent in parts of that size (worker.ts `readInParts`), held back
- * like a one-worker query's batches. A table whose rows (the query's text and blob columns, in
- * WIDTH_SAMPLES rows spread over the table) hold more than RANGE_MAX_BYTES / RANGE_ROWIDS (4 KiB)
- * is not split at all: its one worker streams it. The parts are for the rows the samples miss.
- */
-const RANGE_MAX_BYTES = 16 * 1024 * 1024;
-const WIDTH_SAMPLES = 16;
 /** Bytes of parts kept without holding their worker back (`releaseOrStop`) before the scan is stopped. */
 const KEPT_MAX_BYTES = 64 * 1024 * 1024;
-
-/** A `range-part` message; `acked` once it no longer counts against its worker's MAX_IN_FLIGHT. */
-interface Part {
-  slot: WorkerSlot;
-  bytes: Uint8Array[];
-  rows: number;
-  acked: boolean;
-}
-
-export interface StripePlan {
-  boundsSql: string;
-  rangeSql: string;
-  /** A row's bytes of text and blobs at or after a rowid (sql/rowid.ts `rowWidthSql`); null: none read. */
-  widthSql: string | null;
-  rangeWithRowid: () => string | null;
-}
-
-/** Which queries are read by ranges: decided once per validated query, and per call for WAL. */
-export class StripePlanner {
-  private readonly plans = new WeakMap<ValidatedQuery, StripePlan | null>();
-
-  constructor(private readonly db: Database) {}
-
-  plan(query: ValidatedQuery): StripePlan | null {
-    try {
-      let plan = this.plans.get(query);
-      if (plan === undefined) {
-        plan = planFor(query, this.db);
-        this.plans.set(query, plan);
-      }
-      // The journal mode may change while the server runs; one pragma per large scan.
-      if (plan === null || valuesOnce(this.db, "PRAGMA journal_mode")[0]?.[0] === "wal") return null;
-      return this.narrow(query, plan) ? plan : null;
-    } catch {
-      // A writer holds the file (SQLITE_BUSY), or the query fails: one worker runs it, waiting
-      // for the writer or reporting the error. This thread never waits.
-      return null;
-    }
-  }
-
-  /** Whether a range of the table's rows fits RANGE_MAX_BYTES, from rows sampled over its rowid span (the data may have changed since the plan). */
-  private narrow(query: ValidatedQuery, plan: StripePlan): boolean {
-    // A range is one batch: more columns than BATCH_MAX_CELLS allows for RANGE_ROWIDS rows, one worker.
-    if (query.columns.length * RANGE_ROWIDS > BATCH_MAX_CELLS) return false;
-    if (plan.widthSql === null) return true;
-    const [min, max] = (this.db.query(plan.boundsSql).values()[0] ?? [null, null]) as [number | null, number | null];
-    if (min === null || max === null) return true;
-    const width = this.db.query(plan.widthSql);
-    for (let i = 0; i < WIDTH_SAMPLES; i++) {
-      const bytes = Number(width.values(min + Math.floor(((max - min) * i) / WIDTH_SAMPLES))[0]?.[0] ?? 0);
-      if (bytes * RANGE_ROWIDS > RANGE_MAX_BYTES) return false;
-    }
-    return true;
-  }
-
-  close(): void {
-    this.db.close();
-  }
-}
-
-function planFor(query: ValidatedQuery, db: Database): StripePlan | null {
-  const range = rowidRangeSql(query);
-  const boundsSql = rowidBoundsSql(query);
-  if (range === null || boundsSql === null) return null;
-  // Only a plain table scan returns rows in rowid order; an index (covering, or one the WHERE
-  // searches) gives another order and reads fewer rows.
-  const steps = valuesOnce(db, `EXPLAIN QUERY PLAN ${query.sql}`);
-  const detail = String(steps[0]?.[3] ?? "");
-  if (steps.length !== 1 || !detail.startsWith("SCAN ") || detail.includes(" USING ")) return null;
-  return { boundsSql, rangeSql: range.range, rangeWithRowid: range.rangeWithRowid, widthSql: rowWidthSql(query) };
-}
 
 export interface StripedScanOptions {
   pool: WorkerPool;
@@ -162,12 +79,8 @@ export class StripedScan extends ResultStream {
   /** A lent helper the pool asked back: it gets no new ranges and leaves once its queue is empty. */
   private readonly returning = new Set<WorkerSlot>();
   private readonly arrived = new Map<number, { bytes: Uint8Array[]; rows: number }>();
-  /** Parts of wide ranges that are not next in order yet, by range (worker.ts `readInParts`). */
-  private readonly parts = new Map<number, Part[]>();
-  /** Parts each worker has sent that are not consumed: it waits at MAX_IN_FLIGHT (flow control). */
-  private readonly inFlight = new Map<WorkerSlot, number>();
-  /** A worker has sent parts: from then on no helper is replaced (see `replaceHelper`). */
-  private sawParts = false;
+  /** Parts of wide ranges not next in order yet, and each worker's parts in flight. */
+  private readonly parts = new KeptParts();
   private bounds: { min: bigint; max: bigint } | null = null;
   private ranges = 0;
   private nextRange = 0;
@@ -311,10 +224,10 @@ export class StripedScan extends ResultStream {
     // Once a range has come in parts (wide rows), the helper finishes its ranges instead: parts it
     // sent may be on their way to the client, and its ranges, read again by the other worker after
     // that worker's own later (maybe wide) ranges, would leave those unable to wait for them.
-    if (this.sawParts) return;
+    if (this.parts.seen) return;
     const ranges = this.queued.get(slot) ?? [];
     this.queued.delete(slot);
-    this.inFlight.delete(slot);
+    this.parts.forget(slot);
     this.returning.delete(slot);
     this.held.delete(slot);
     this.o.pool.replace(slot);
@@ -328,7 +241,7 @@ export class StripedScan extends ResultStream {
     clearTimeout(this.replaceTimers.get(slot));
     this.replaceTimers.delete(slot);
     this.queued.delete(slot);
-    this.inFlight.delete(slot);
+    this.parts.forget(slot);
     this.returning.delete(slot);
     this.held.delete(slot);
     this.endAndRelease(slot);
@@ -359,7 +272,7 @@ export class StripedScan extends ResultStream {
    * client reads.
    */
   private pace(): void {
-    const heldBack = (slot: WorkerSlot) => (this.inFlight.get(slot) ?? 0) >= MAX_IN_FLIGHT;
+    const heldBack = (slot: WorkerSlot) => this.parts.heldBack(slot);
     const waiting = [...this.queued].every(([slot, ranges]) => ranges.length === 0 || heldBack(slot));
     if (waiting && (this.nextRange < this.ranges || [...this.queued.keys()].some(heldBack))) {
       this.timer.pause();
@@ -376,15 +289,11 @@ export class StripedScan extends ResultStream {
    * (see `releaseOrStop`).
    */
   private partArrived(part: Part, seq: number): void {
-    this.inFlight.set(part.slot, (this.inFlight.get(part.slot) ?? 0) + 1);
-    this.sawParts = true;
+    this.parts.arrived(part);
     if (seq === this.nextToQueue) {
       this.pushPart(part);
     } else {
-      const kept = this.parts.get(seq);
-      if (kept === undefined) this.parts.set(seq, [part]);
-      else kept.push(part);
-      this.o.onPartsKept?.([...this.parts.values()].reduce((sum, parts) => sum + parts.length, 0));
+      this.o.onPartsKept?.(this.parts.keep(seq, part));
       this.releaseOrStop();
     }
     if (!this.ended) this.pace();
@@ -397,14 +306,12 @@ export class StripedScan extends ResultStream {
    * KEPT_MAX_BYTES; past that the scan is stopped rather than held in memory.
    */
   private releaseOrStop(): void {
-    if (this.parts.size === 0 || this.nextBeingRead()) return;
-    let bytes = 0;
-    for (const kept of this.parts.values()) for (const part of kept) for (const chunk of part.bytes) bytes += chunk.byteLength;
-    if (bytes > KEPT_MAX_BYTES) {
+    if (!this.parts.any || this.nextBeingRead()) return;
+    if (this.parts.bytes > KEPT_MAX_BYTES) {
       this.abandon(new ServerError(`The export was stopped: another query took one of its workers while it read rows too wide to hold (over ${KEPT_MAX_BYTES / 1024 ** 2} MiB waiting); retry it.`));
       return;
     }
-    for (const kept of this.parts.values()) for (const part of kept) this.consumed(part);
+    for (const part of this.parts.all()) this.consumed(part);
   }
 
   /** Whether a worker is reading the next range in order now: the first range of its queue. */
@@ -420,11 +327,7 @@ export class StripedScan extends ResultStream {
 
   /** The part no longer holds its worker back: consumed by the response, or released (`releaseOrStop`). */
   private consumed(part: Part): void {
-    if (part.acked || this.ended) return;
-    part.acked = true;
-    const count = this.inFlight.get(part.slot);
-    if (count === undefined) return;
-    this.inFlight.set(part.slot, count - 1);
+    if (this.ended || !this.parts.settle(part)) return;
     part.slot.worker.postMessage({ type: "ack", id: this.o.id } satisfies ToWorker);
     this.pace();
   }
@@ -439,9 +342,7 @@ export class StripedScan extends ResultStream {
   /** Moves the batches that are next in range order to the response: a range's kept parts, then its last batch. */
   private queueArrived(): void {
     for (;;) {
-      const kept = this.parts.get(this.nextToQueue);
-      this.parts.delete(this.nextToQueue);
-      for (const part of kept ?? []) this.pushPart(part);
+      for (const part of this.parts.take(this.nextToQueue)) this.pushPart(part);
       const next = this.arrived.get(this.nextToQueue);
       if (next === undefined) break;
       this.arrived.delete(this.nextToQueue);

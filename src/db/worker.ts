@@ -296,7 +296,7 @@ async function runRange(id: number, seq: number, lo: bigint, hi: bigint): Promis
 
 /**
  * The range's rows, or null once they hold more than BATCH_MAX_BYTES of text and blobs: a sample
- * of 16 rows (striped.ts) may miss a cluster of wide rows, whose range is then read in parts.
+ * of 16 rows (stripe-plan.ts) may miss a cluster of wide rows, whose range is then read in parts.
  */
 function readWithinBatch(statement: Statement, lo: bigint, hi: bigint, wideKeys: readonly string[]): Row[] | null {
   const rows: Row[] = [];

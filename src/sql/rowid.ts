@@ -61,7 +61,7 @@ export function rowidBoundsSql(q: ValidatedQuery): string | null {
 /**
  * The bytes of text and blobs the query's columns hold in the first row at or after rowid `?1`
  * (`octet_length` reads the record's header, not the value), or null when it reads none: samples
- * of a table's row width, before its scan is split into ranges of rowids (db/striped.ts).
+ * of a table's row width, before its scan is split into ranges of rowids (db/stripe-plan.ts).
  */
 export function rowWidthSql(q: ValidatedQuery): string | null {
   const rowid = rowidOf(q.table);

@@ -61,21 +61,24 @@ test("once a chunk is refused, every later one is too, even when room comes back
   expect(budget.usedBytes).toBe(0);
 });
 
-test("released before it is sent (the payment was refused): its spill budget is freed", async () => {
+/** Five chunks held: the first in memory, four on file. */
+async function fiveChunksHeld() {
   const budget = new SpillBudget(1_000_000);
   const held = new HeldResult(sending(budget), 1_000);
   for (let n = 0; n < 5; n++) held.add(chunk(n));
   await held.ready();
+  return { budget, held };
+}
+
+test("released before it is sent (the payment was refused): its spill budget is freed", async () => {
+  const { budget, held } = await fiveChunksHeld();
   expect(budget.usedBytes).toBe(4_000);
   held.release();
   expect(budget.usedBytes).toBe(0);
 });
 
 test("a body cancelled half-way (the buyer left) frees its spill budget", async () => {
-  const budget = new SpillBudget(1_000_000);
-  const held = new HeldResult(sending(budget), 1_000);
-  for (let n = 0; n < 5; n++) held.add(chunk(n));
-  await held.ready();
+  const { budget, held } = await fiveChunksHeld();
   const reader = held.body(5).getReader();
   expect((await reader.read()).value?.[0]).toBe(0);
   await reader.cancel();

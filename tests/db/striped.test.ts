@@ -12,7 +12,7 @@ import { resolveConfig } from "../../src/config/load.ts";
 import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
 import { QueryExecutor, type QueryResult } from "../../src/db/execute.ts";
 import { BATCH_MAX_BYTES, MAX_IN_FLIGHT } from "../../src/db/protocol.ts";
-import { RANGE_ROWIDS } from "../../src/db/striped.ts";
+import { RANGE_ROWIDS } from "../../src/db/stripe-plan.ts";
 import { formatNamed } from "../../src/formats/registry.ts";
 import { validateQuery } from "../../src/sql/dialect.ts";
 import { tempDir } from "../support/fixtures.ts";
