@@ -37,6 +37,8 @@ export interface ExecuteLimits {
   spillBudgetMb?: number;
   /** A split scan's helper asked back for an interactive query is replaced past this (default striped.ts HELPER_RETURN_MS). */
   helperReturnMs?: number;
+  /** Bytes of a split scan's parts kept for a range no worker reads before the scan is stopped (default striped.ts KEPT_MAX_BYTES). */
+  keptMaxBytes?: number;
 }
 
 /** No read for this long while a worker waits on the client: the worker finishes into a spill file. */
@@ -67,12 +69,12 @@ export class QueryExecutor {
   private readonly lanes: LaneClassifier;
   private readonly results = new ResultCache();
   /**
-   * For operators and tests: scans of a whole table read by two workers at once, the helpers of
-   * filtered ones replaced for an interactive query, the most parts of wide ranges one split scan
-   * has kept at once for a later range (striped.ts), and results answered from the result cache
-   * (result-cache.ts).
+   * For operators and tests: scans of a whole table read by two workers at once (and the ranges
+   * their workers have read), the helpers of filtered ones replaced for an interactive query, the
+   * most parts of wide ranges one split scan has kept at once for a later range (striped.ts), and
+   * results answered from the result cache (result-cache.ts).
    */
-  readonly stats = { splitScans: 0, exactRangeReads: 0, resultCacheHits: 0, helpersAskedBack: 0, helpersReplaced: 0, mostPartsKept: 0 };
+  readonly stats = { splitScans: 0, rangesRead: 0, exactRangeReads: 0, resultCacheHits: 0, helpersAskedBack: 0, helpersReplaced: 0, mostPartsKept: 0 };
 
   /** Queries with a WHERE tried on the HTTP thread under its budget, and those that overran (inline.ts). */
   get inlineStats(): Readonly<{ budgetedRuns: number; overruns: number }> {
@@ -277,10 +279,12 @@ export class QueryExecutor {
       fallback: run,
       onSplit: () => this.stats.splitScans++,
       onExactRead: () => this.stats.exactRangeReads++,
+      onRangeRead: () => this.stats.rangesRead++,
       onHelperReplaced: () => this.stats.helpersReplaced++,
       onHelperAskedBack: () => this.stats.helpersAskedBack++,
       onPartsKept: (parts) => (this.stats.mostPartsKept = Math.max(this.stats.mostPartsKept, parts)),
       helperReturnMs: this.limits.helperReturnMs,
+      keptMaxBytes: this.limits.keptMaxBytes,
       sending: this.sending,
       format,
     }).started;

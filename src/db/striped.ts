@@ -52,6 +52,8 @@ export interface StripedScanOptions {
   onSplit?: () => void;
   /** A range read again exactly (worker.ts `Stripe.fast`). */
   onExactRead?: () => void;
+  /** A worker finished reading a range. */
+  onRangeRead?: () => void;
   /** A helper was replaced for an interactive query before it had read its ranges (`giveBack`). */
   onHelperReplaced?: () => void;
   /** Parts of wide ranges kept at once for a later range, each time one is kept. */
@@ -60,6 +62,8 @@ export interface StripedScanOptions {
   onHelperAskedBack?: () => void;
   /** How long a helper asked back has to finish its ranges before it is replaced (default HELPER_RETURN_MS). */
   helperReturnMs?: number;
+  /** Bytes of parts kept without holding their worker back before the scan is stopped (default KEPT_MAX_BYTES). */
+  keptMaxBytes?: number;
   /** How a client that stops reading is handled (outgoing.ts). */
   sending?: SendingOptions;
   /** A concatenable output format: each worker encodes its ranges, this side the head and end. */
@@ -128,6 +132,7 @@ export class StripedScan extends ResultStream {
       this.partArrived({ slot, bytes: msg.bytes, rows: msg.rows, acked: false }, msg.seq);
     } else if (msg.type === "range-done") {
       this.queued.get(slot)!.shift();
+      this.o.onRangeRead?.();
       if (msg.exact) this.o.onExactRead?.();
       this.arrived.set(msg.seq, { bytes: msg.bytes, rows: msg.rows });
       this.queueArrived();
@@ -307,8 +312,9 @@ export class StripedScan extends ResultStream {
    */
   private releaseOrStop(): void {
     if (!this.parts.any || this.nextBeingRead()) return;
-    if (this.parts.bytes > KEPT_MAX_BYTES) {
-      this.abandon(new ServerError(`The export was stopped: another query took one of its workers while it read rows too wide to hold (over ${KEPT_MAX_BYTES / 1024 ** 2} MiB waiting); retry it.`));
+    const limit = this.o.keptMaxBytes ?? KEPT_MAX_BYTES;
+    if (this.parts.bytes > limit) {
+      this.abandon(new ServerError(`The export was stopped: another query took one of its workers while it read rows too wide to hold (over ${limit / 1024 ** 2} MiB waiting); retry it.`));
       return;
     }
     for (const part of this.parts.all()) this.consumed(part);
