@@ -37,8 +37,6 @@ export interface ExecuteLimits {
   spillBudgetMb?: number;
   /** A split scan's helper asked back for an interactive query is replaced past this (default striped.ts HELPER_RETURN_MS). */
   helperReturnMs?: number;
-  /** Bytes of a split scan's parts kept for a range no worker reads before the scan is stopped (default striped.ts KEPT_MAX_BYTES). */
-  keptMaxBytes?: number;
 }
 
 /** No read for this long while a worker waits on the client: the worker finishes into a spill file. */
@@ -70,9 +68,9 @@ export class QueryExecutor {
   private readonly results = new ResultCache();
   /**
    * For operators and tests: scans of a whole table read by two workers at once (and the ranges
-   * their workers have read), the helpers of filtered ones replaced for an interactive query, the
-   * most parts of wide ranges one split scan has kept at once for a later range (striped.ts), and
-   * results answered from the result cache (result-cache.ts).
+   * their workers have read), the helpers substituted by a fresh worker for an interactive query,
+   * the most parts of wide ranges one split scan has kept at once for a later range (striped.ts),
+   * and results answered from the result cache (result-cache.ts).
    */
   readonly stats = { splitScans: 0, rangesRead: 0, exactRangeReads: 0, resultCacheHits: 0, helpersAskedBack: 0, helpersReplaced: 0, mostPartsKept: 0 };
 
@@ -105,6 +103,11 @@ export class QueryExecutor {
   /** Query workers terminated and replaced: over the time limit, or not stopping when asked (pool.ts). */
   get workersRestarted(): number {
     return this.pool.restarts;
+  }
+
+  /** Query workers running now: the pool's size, plus substituted helpers finishing their ranges (pool.ts `substitute`). */
+  get workersRunning(): number {
+    return this.pool.running;
   }
 
   /** Bytes of small results kept to answer repeated queries (result-cache.ts), for operators. */
@@ -284,7 +287,6 @@ export class QueryExecutor {
       onHelperAskedBack: () => this.stats.helpersAskedBack++,
       onPartsKept: (parts) => (this.stats.mostPartsKept = Math.max(this.stats.mostPartsKept, parts)),
       helperReturnMs: this.limits.helperReturnMs,
-      keptMaxBytes: this.limits.keptMaxBytes,
       sending: this.sending,
       format,
     }).started;

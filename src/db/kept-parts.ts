@@ -17,13 +17,10 @@ export interface Part {
 export class KeptParts {
   private readonly byRange = new Map<number, Part[]>();
   private readonly inFlight = new Map<WorkerSlot, number>();
-  /** A worker has sent a part (striped.ts `replaceHelper` replaces no helper from then on). */
-  seen = false;
 
   /** A part arrived: it counts against its worker until `settle`. */
   arrived(part: Part): void {
     this.inFlight.set(part.slot, (this.inFlight.get(part.slot) ?? 0) + 1);
-    this.seen = true;
   }
 
   /** Keeps a part of range `seq` for later; returns the parts kept in all. */
@@ -41,21 +38,6 @@ export class KeptParts {
     const kept = this.byRange.get(seq) ?? [];
     this.byRange.delete(seq);
     return kept;
-  }
-
-  get any(): boolean {
-    return this.byRange.size > 0;
-  }
-
-  /** Bytes of every kept part. */
-  get bytes(): number {
-    let bytes = 0;
-    for (const part of this.all()) for (const chunk of part.bytes) bytes += chunk.byteLength;
-    return bytes;
-  }
-
-  *all(): Iterable<Part> {
-    for (const parts of this.byRange.values()) yield* parts;
   }
 
   /** Whether the worker has MAX_IN_FLIGHT parts not consumed: it waits for one. */

@@ -31,6 +31,8 @@ export interface WorkerSlot {
   reclaim: (() => void) | null;
   /** Set to 1 to make the worker abandon its statement within a row (sql/guard.ts). */
   stop: Int32Array;
+  /** A fresh worker took its place (`substitute`): it leaves the pool once its borrower lets it go. */
+  retiring: boolean;
 }
 
 /** A worker asked to stop a job (`recall`) has this long to say it did before it is replaced. */
@@ -48,6 +50,8 @@ export class WorkerPool {
   private closed = false;
   /** Workers terminated and replaced (`replace`), for operators. */
   restarts = 0;
+  /** Fresh workers started in the place of lent helpers (`substitute`). */
+  substitutes = 0;
 
   constructor(
     private readonly dbPath: string,
@@ -61,7 +65,7 @@ export class WorkerPool {
   private spawn(): WorkerSlot {
     const worker = new Worker(WORKER_URL);
     const stop = new Int32Array(new SharedArrayBuffer(4));
-    const slot: WorkerSlot = { worker, onMessage: null, use: null, reclaim: null, stop };
+    const slot: WorkerSlot = { worker, onMessage: null, use: null, reclaim: null, stop, retiring: false };
     worker.onmessage = (event: MessageEvent<FromWorker>) => slot.onMessage?.(event.data);
     worker.postMessage({ type: "open", path: this.dbPath, busyTimeoutMs: this.busyTimeoutMs, stop: stop.buffer as SharedArrayBuffer } satisfies ToWorker);
     // An idle worker must not keep the process alive.
@@ -130,7 +134,21 @@ export class WorkerPool {
 
   release(slot: WorkerSlot): void {
     slot.onMessage = null;
-    this.handOver(this.free(slot));
+    if (slot.retiring) this.retire(slot);
+    else this.handOver(this.free(slot));
+  }
+
+  /**
+   * A fresh worker for the waiting queries in the place of a lent helper that is not back in time
+   * (db/striped.ts `substituteHelper`): the helper finishes the ranges it holds, which its scan
+   * needs anyway, and leaves the pool when it is released, so the pool is one worker larger only
+   * meanwhile. Nothing it read is read again, and the scan keeps its order without waiting for it.
+   */
+  substitute(slot: WorkerSlot): void {
+    slot.reclaim = null;
+    slot.retiring = true;
+    this.substitutes++;
+    if (!this.closed) this.handOver(this.spawn());
   }
 
   /**
@@ -159,12 +177,23 @@ export class WorkerPool {
    * guarded WHERE makes happen within a row.
    */
   replace(slot: WorkerSlot): void {
+    this.retire(slot);
+    // A substituted helper's place is taken already.
+    if (slot.retiring) return;
+    this.restarts++;
+    if (!this.closed) this.handOver(this.spawn());
+  }
+
+  /** Workers in the pool now: its size, plus substituted helpers still finishing their ranges. */
+  get running(): number {
+    return this.all.size;
+  }
+
+  private retire(slot: WorkerSlot): void {
     this.free(slot);
     Atomics.store(slot.stop, 0, 1);
     slot.worker.terminate();
     this.all.delete(slot);
-    this.restarts++;
-    if (!this.closed) this.handOver(this.spawn());
   }
 
   private take(slot: WorkerSlot, use: WorkerSlot["use"]): WorkerSlot {

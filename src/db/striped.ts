@@ -12,7 +12,6 @@
  * joining worker does not wait for a writer: a writer waiting for the first worker's lock blocks
  * new readers, and would hold the second worker until the end of the very scan it should help.
  */
-import { ServerError } from "../errors.ts";
 import type { FormatEncoder } from "../formats/encoder.ts";
 import type { OutputFormat } from "../formats/registry.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
@@ -29,14 +28,12 @@ const QUEUED_PER_WORKER = 2;
 /** Ranges handed out but not yet taken by the response: bounds memory when the client is slow. */
 const WINDOW = 8;
 /**
- * How long a filtered scan's helper, asked back for an interactive query, may take to finish its
- * queued ranges before it is replaced, if that query still waits: a fresh worker is ready in ~80 ms,
- * so waiting longer than this for a costly WHERE would not pay.
+ * How long a helper, asked back for an interactive query, may take to finish its queued ranges
+ * before a fresh worker takes its place, if that query still waits: a fresh worker is ready in
+ * ~80 ms, so waiting longer than this for a costly WHERE, or for a client reading wide rows
+ * slowly, would not pay.
  */
 export const HELPER_RETURN_MS = 25;
-
-/** Bytes of parts kept without holding their worker back (`releaseOrStop`) before the scan is stopped. */
-const KEPT_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface StripedScanOptions {
   pool: WorkerPool;
@@ -54,16 +51,14 @@ export interface StripedScanOptions {
   onExactRead?: () => void;
   /** A worker finished reading a range. */
   onRangeRead?: () => void;
-  /** A helper was replaced for an interactive query before it had read its ranges (`giveBack`). */
+  /** A fresh worker took a helper's place for an interactive query (`substituteHelper`). */
   onHelperReplaced?: () => void;
   /** Parts of wide ranges kept at once for a later range, each time one is kept. */
   onPartsKept?: (parts: number) => void;
   /** A lent helper was asked back for an interactive query (pool.ts `reclaim`). */
   onHelperAskedBack?: () => void;
-  /** How long a helper asked back has to finish its ranges before it is replaced (default HELPER_RETURN_MS). */
+  /** How long a helper asked back has to finish its ranges before a fresh worker takes its place (default HELPER_RETURN_MS). */
   helperReturnMs?: number;
-  /** Bytes of parts kept without holding their worker back before the scan is stopped (default KEPT_MAX_BYTES). */
-  keptMaxBytes?: number;
   /** How a client that stops reading is handled (outgoing.ts). */
   sending?: SendingOptions;
   /** A concatenable output format: each worker encodes its ranges, this side the head and end. */
@@ -76,9 +71,7 @@ export class StripedScan extends ResultStream {
   private readonly held = new Set<WorkerSlot>();
   /** The workers reading ranges, with the ranges (by sequence number) each has queued, in order. */
   private readonly queued = new Map<WorkerSlot, number[]>();
-  /** Ranges handed to a helper that was replaced before reading them: handed out again first. */
-  private readonly redo: number[] = [];
-  /** Helpers asked back, each replaced if it is not back in time while a query waits (`giveBack`). */
+  /** Helpers asked back, each substituted if it is not back in time while a query waits (`giveBack`). */
   private readonly replaceTimers = new Map<WorkerSlot, ReturnType<typeof setTimeout>>();
   /** A lent helper the pool asked back: it gets no new ranges and leaves once its queue is empty. */
   private readonly returning = new Set<WorkerSlot>();
@@ -190,10 +183,10 @@ export class StripedScan extends ResultStream {
 
   /**
    * The pool wants the lent helper back for an interactive query: it finishes its queued ranges
-   * (at most QUEUED_PER_WORKER) and leaves. Without a WHERE that is a few milliseconds. With one, a
-   * range costs whatever the WHERE costs per row, times 4,096 rows: a helper not back within
-   * HELPER_RETURN_MS, while the interactive query still waits, is replaced (the pool starts a fresh
-   * worker, ~80 ms, for the waiting query) and its ranges are read again by the first worker.
+   * (at most QUEUED_PER_WORKER) and leaves. Usually that is a few milliseconds. A costly WHERE
+   * (whatever it costs per row, times 4,096 rows), or wide rows sent in parts to a client reading
+   * slowly, can make it much longer: a helper not back within HELPER_RETURN_MS, while the
+   * interactive query still waits, is substituted (`substituteHelper`).
    */
   private giveBack(slot: WorkerSlot): void {
     if (this.ended || !this.held.has(slot)) return;
@@ -203,8 +196,8 @@ export class StripedScan extends ResultStream {
     if (ranges !== undefined && ranges.length === 0) {
       this.retire(slot);
       this.handOut();
-    } else if (this.o.query.filtered) {
-      this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
+    } else {
+      this.replaceTimers.set(slot, setTimeout(() => this.substituteHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
     }
   }
 
@@ -214,32 +207,22 @@ export class StripedScan extends ResultStream {
   }
 
   /**
-   * The helper asked back is still reading: a fresh worker takes its place, its ranges go to the
-   * others. Only while an interactive query still waits: one that got another worker meanwhile, or
-   * gave up, needs no replacement; the helper then finishes its ranges and leaves (checked again
-   * every HELPER_RETURN_MS, for a query that comes to wait later).
+   * The helper asked back is still reading: a fresh worker takes its place in the pool for the
+   * interactive query (pool.ts `substitute`), and the helper finishes the ranges it holds, in
+   * order with the others' (parts included), then leaves the pool (`retire`). Nothing is read
+   * twice and the scan never waits for a range nobody reads. Only while an interactive query
+   * still waits: one that got another worker meanwhile, or gave up, needs no fresh worker
+   * (checked again every HELPER_RETURN_MS, for a query that comes to wait later).
    */
-  private replaceHelper(slot: WorkerSlot): void {
+  private substituteHelper(slot: WorkerSlot): void {
     this.replaceTimers.delete(slot);
     if (this.ended || !this.held.has(slot) || !this.returning.has(slot)) return;
     if (!this.o.pool.interactiveWaiting()) {
-      this.replaceTimers.set(slot, setTimeout(() => this.replaceHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
+      this.replaceTimers.set(slot, setTimeout(() => this.substituteHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
       return;
     }
-    // Once a range has come in parts (wide rows), the helper finishes its ranges instead: parts it
-    // sent may be on their way to the client, and its ranges, read again by the other worker after
-    // that worker's own later (maybe wide) ranges, would leave those unable to wait for them.
-    if (this.parts.seen) return;
-    const ranges = this.queued.get(slot) ?? [];
-    this.queued.delete(slot);
-    this.parts.forget(slot);
-    this.returning.delete(slot);
-    this.held.delete(slot);
-    this.o.pool.replace(slot);
-    this.redo.push(...ranges);
-    this.redo.sort((a, b) => a - b);
+    this.o.pool.substitute(slot);
     this.o.onHelperReplaced?.();
-    this.handOut();
   }
 
   private retire(slot: WorkerSlot): void {
@@ -290,40 +273,14 @@ export class StripedScan extends ResultStream {
   /**
    * A part of a wide range: sent on if its range is next in order, else kept until it is. Kept
    * parts count against their worker's MAX_IN_FLIGHT, so a worker reading ahead waits for the
-   * range before its own, which another worker is reading. Unless no worker is reading that range
-   * (see `releaseOrStop`).
+   * range before its own. Some worker is reading that range: each worker's ranges are queued in
+   * order and none is taken from it, so the next range not yet arrived heads some worker's queue.
    */
   private partArrived(part: Part, seq: number): void {
     this.parts.arrived(part);
-    if (seq === this.nextToQueue) {
-      this.pushPart(part);
-    } else {
-      this.o.onPartsKept?.(this.parts.keep(seq, part));
-      this.releaseOrStop();
-    }
+    if (seq === this.nextToQueue) this.pushPart(part);
+    else this.o.onPartsKept?.(this.parts.keep(seq, part));
     if (!this.ended) this.pace();
-  }
-
-  /**
-   * Kept parts whose range waits for one that no worker is reading: a helper was replaced before
-   * any part came, and its ranges wait in `redo`, or behind the other worker's own ranges. Holding
-   * that worker back would end neither, so its parts are kept without holding it back, up to
-   * KEPT_MAX_BYTES; past that the scan is stopped rather than held in memory.
-   */
-  private releaseOrStop(): void {
-    if (!this.parts.any || this.nextBeingRead()) return;
-    const limit = this.o.keptMaxBytes ?? KEPT_MAX_BYTES;
-    if (this.parts.bytes > limit) {
-      this.abandon(new ServerError(`The export was stopped: another query took one of its workers while it read rows too wide to hold (over ${limit / 1024 ** 2} MiB waiting); retry it.`));
-      return;
-    }
-    for (const part of this.parts.all()) this.consumed(part);
-  }
-
-  /** Whether a worker is reading the next range in order now: the first range of its queue. */
-  private nextBeingRead(): boolean {
-    for (const ranges of this.queued.values()) if (ranges[0] === this.nextToQueue) return true;
-    return false;
   }
 
   private pushPart(part: Part): void {
@@ -331,16 +288,15 @@ export class StripedScan extends ResultStream {
     this.push(part.bytes, part.rows, () => this.consumed(part));
   }
 
-  /** The part no longer holds its worker back: consumed by the response, or released (`releaseOrStop`). */
+  /** The part was consumed by the response: it no longer holds its worker back. */
   private consumed(part: Part): void {
     if (this.ended || !this.parts.settle(part)) return;
     part.slot.worker.postMessage({ type: "ack", id: this.o.id } satisfies ToWorker);
     this.pace();
   }
 
-  /** The next range to read: one to read again first, then the next new one within the window. */
+  /** The next range to read, within the window. */
   private nextSeq(): number | null {
-    if (this.redo.length > 0) return this.redo.shift()!;
     if (this.nextRange < this.ranges && this.nextRange - this.taken < WINDOW) return this.nextRange++;
     return null;
   }
@@ -359,8 +315,6 @@ export class StripedScan extends ResultStream {
       if (next.bytes.length === 0) this.taken++;
       else this.push(next.bytes, next.rows, () => this.took());
     }
-    // The next range may be one nobody reads yet.
-    this.releaseOrStop();
   }
 
   private done(lastBytes: Uint8Array[]): void {

@@ -1,7 +1,8 @@
 /**
  * The worker pool (db/pool.ts): a worker lent to help a bulk scan goes to a waiting interactive
  * query as soon as the borrower gives it back, even when it does so at once; a worker whose job is
- * no longer wanted is taken back without a restart when it stops in time, and replaced when not.
+ * no longer wanted is taken back without a restart when it stops in time, and replaced when not; a
+ * helper not back in time is substituted by a fresh worker and leaves the pool once let go.
  */
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -32,6 +33,32 @@ test("a helper given back within the reclaim call reaches the interactive query 
   const interactive = await pool.acquire(1_000, "interactive");
   expect(interactive).toBe(helper!);
   pool.release(interactive);
+  pool.release(bulk);
+});
+
+test("a substituted helper: a fresh worker goes to the waiting query, and the helper leaves the pool when released or replaced", async () => {
+  pool = new WorkerPool(database(), 2, 1_000);
+  const bulk = await pool.acquire(1_000, "bulk");
+  let helper: ReturnType<WorkerPool["lend"]> = null;
+  helper = pool.lend(() => pool!.substitute(helper!));
+  expect(helper).not.toBeNull();
+  const interactive = await pool.acquire(1_000, "interactive");
+  expect(interactive).not.toBe(helper!);
+  expect({ running: pool.running, substitutes: pool.substitutes }).toEqual({ running: 3, substitutes: 1 });
+  pool.release(helper!);
+  expect(pool.running).toBe(2);
+  // A second one, whose borrower fails (replace): its place is taken already, nothing is started.
+  let second: ReturnType<WorkerPool["lend"]> = null;
+  pool.release(interactive);
+  second = pool.lend(() => pool!.substitute(second!));
+  const next = await pool.acquire(1_000, "interactive");
+  pool.replace(second!);
+  expect({ running: pool.running, restarts: pool.restarts }).toEqual({ running: 2, restarts: 0 });
+  // The pool still answers: the fresh workers run jobs.
+  const received = run(next, 7, "SELECT id FROM t WHERE id <= 3");
+  await until(() => received.some((message) => message.type === "done"));
+  expect(received.find((message) => message.type === "done")).toMatchObject({ rows: 3 });
+  pool.release(next);
   pool.release(bulk);
 });
 

@@ -274,7 +274,7 @@ describe("an interactive query during a filtered split scan", () => {
     return { answeredDuringBulk, replaced: executor.stats.helpersReplaced - replaced };
   }
 
-  test("a costly WHERE: the helper, not back in time, is replaced; its ranges are read again", async () => {
+  test("a costly WHERE: the helper, not back in time, is substituted by a fresh worker and finishes its ranges", async () => {
     // 350 LIKEs (~9 KB of SQL): a range takes ~70 ms, the export ~1 s.
     expect(await interactiveDuring(costly(350))).toEqual({ answeredDuringBulk: true, replaced: 1 });
   }, 30_000);
@@ -374,7 +374,7 @@ describe("ranges of wide rows the width samples miss", () => {
 });
 
 describe("a helper asked back while it keeps parts of a wide range", () => {
-  test("it is not replaced but finishes its ranges; the interactive query gets it then, and the export is whole", async () => {
+  test("a fresh worker answers the interactive query; the helper finishes its ranges, parts included, and the export is whole", async () => {
     const executor = new QueryExecutor(path, limits, 2);
     const sql = "SELECT * FROM clustered WHERE n % 7 <> 0";
     try {
@@ -392,13 +392,16 @@ describe("a helper asked back while it keeps parts of a wide range", () => {
       }
       expect(executor.stats.mostPartsKept).toBeGreaterThan(0);
       // … then, the client not reading, an interactive query asks it back. It cannot finish its
-      // range at once (range 0 waits for the client, until it spills after STALL_MS); replaced, its
-      // ranges would be read by the other worker after that worker's own wide ones. It is not.
+      // range at once (range 0 waits for the client, until it spills after STALL_MS): a fresh
+      // worker takes its place for the query, and it goes on with its range.
       const interactiveSql = "SELECT * FROM dense WHERE n > 0 LIMIT 5000";
       expect(rowsOf(await decode(await executor.stream(validated(interactiveSql))))).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
-      expect({ askedBack: executor.stats.helpersAskedBack, replaced: executor.stats.helpersReplaced }).toEqual({ askedBack: 1, replaced: 0 });
+      expect({ askedBack: executor.stats.helpersAskedBack, replaced: executor.stats.helpersReplaced, running: executor.workersRunning }).toEqual({ askedBack: 1, replaced: 1, running: 3 });
       for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
       expect(rowsOf(tableFromIPC(Buffer.concat(chunks)))).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
+      // The helper left once its ranges were read.
+      for (let i = 0; i < 250 && executor.workersRunning > 2; i++) await Bun.sleep(20);
+      expect(executor.workersRunning).toBe(2);
     } finally {
       executor.close();
     }
