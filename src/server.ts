@@ -212,6 +212,7 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
     inFlight,
     splitScans: () => executor.stats.splitScans,
     workersRestarted: () => executor.workersRestarted,
+    helpersSubstituted: () => executor.stats.helpersReplaced,
     spillBytes: () => executor.spillBytes,
     spilledBytes: () => executor.spilledBytes,
     resultCacheHits: () => executor.stats.resultCacheHits,

@@ -35,7 +35,7 @@ export interface ExecuteLimits {
   sendTimeoutMs?: number;
   /** Spill files of all responses together stay within this many MiB (default SPILL_BUDGET_MB). */
   spillBudgetMb?: number;
-  /** A split scan's helper asked back for an interactive query is replaced past this (default striped.ts HELPER_RETURN_MS). */
+  /** A split scan's helper asked back for an interactive query is substituted past this (default striped.ts HELPER_RETURN_MS). */
   helperReturnMs?: number;
 }
 

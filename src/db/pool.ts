@@ -141,8 +141,9 @@ export class WorkerPool {
   /**
    * A fresh worker for the waiting queries in the place of a lent helper that is not back in time
    * (db/striped.ts `substituteHelper`): the helper finishes the ranges it holds, which its scan
-   * needs anyway, and leaves the pool when it is released, so the pool is one worker larger only
-   * meanwhile. Nothing it read is read again, and the scan keeps its order without waiting for it.
+   * needs anyway, and leaves the pool when it is released, so the pool is larger by one worker per
+   * substituted helper, only meanwhile (at most `bulkLimit`: each bulk scan lends one). Nothing it
+   * read is read again, and the scan keeps its order without waiting for it.
    */
   substitute(slot: WorkerSlot): void {
     slot.reclaim = null;

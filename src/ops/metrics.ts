@@ -19,6 +19,8 @@ export interface MetricsSources {
   splitScans?: () => number;
   /** Query workers terminated and replaced (db/pool.ts `replace`). */
   workersRestarted?: () => number;
+  /** Split exports' helpers substituted by a fresh worker for a small query (db/pool.ts `substitute`). */
+  helpersSubstituted?: () => number;
   /** Bytes waiting in spill files (db/spill.ts): stalled readers' responses, held paid results. */
   spillBytes?: () => number;
   /** Bytes written to spill files since start. */
@@ -66,6 +68,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   registry.add(new Gauge("arrow402_info", "The running arrow402 version.", () => 1, "gauge", { version: sources.version }));
   if (sources.inFlight) registry.add(new Gauge("arrow402_http_requests_in_flight", "Requests being handled or still sending their body.", sources.inFlight));
   if (sources.splitScans) registry.add(new Gauge("arrow402_split_scans_total", "Scans of a whole table (filtered or not) read by two workers at once.", sources.splitScans, "counter"));
+  if (sources.helpersSubstituted) registry.add(new Gauge("arrow402_split_helpers_substituted_total", "Second workers of split exports not back in time for a small query: a fresh worker served it while they finished their ranges.", sources.helpersSubstituted, "counter"));
   if (sources.workersRestarted) registry.add(new Gauge("arrow402_query_workers_restarted_total", "Query workers terminated and replaced: a query over its time limit, or one that did not stop when its client left.", sources.workersRestarted, "counter"));
   if (sources.spillBytes) registry.add(new Gauge("arrow402_spill_bytes", "Bytes waiting in spill files: stalled readers' responses, paid results held for settlement or their buyer.", sources.spillBytes));
   if (sources.spilledBytes) registry.add(new Gauge("arrow402_spilled_bytes_total", "Bytes written to spill files since start (disk writes a client reading at once would not cause).", sources.spilledBytes, "counter"));
