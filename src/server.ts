@@ -212,7 +212,7 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
     inFlight,
     splitScans: () => executor.stats.splitScans,
     workersRestarted: () => executor.workersRestarted,
-    helpersSubstituted: () => executor.stats.helpersReplaced,
+    helpersSubstituted: () => executor.stats.helpersSubstituted,
     spillBytes: () => executor.spillBytes,
     spilledBytes: () => executor.spilledBytes,
     resultCacheHits: () => executor.stats.resultCacheHits,

@@ -72,7 +72,7 @@ export class QueryExecutor {
    * the most parts of wide ranges one split scan has kept at once for a later range (striped.ts),
    * and results answered from the result cache (result-cache.ts).
    */
-  readonly stats = { splitScans: 0, rangesRead: 0, exactRangeReads: 0, resultCacheHits: 0, helpersAskedBack: 0, helpersReplaced: 0, mostPartsKept: 0 };
+  readonly stats = { splitScans: 0, rangesRead: 0, exactRangeReads: 0, resultCacheHits: 0, helpersAskedBack: 0, helpersSubstituted: 0, mostPartsKept: 0 };
 
   /** Queries with a WHERE tried on the HTTP thread under its budget, and those that overran (inline.ts). */
   get inlineStats(): Readonly<{ budgetedRuns: number; overruns: number }> {
@@ -283,7 +283,7 @@ export class QueryExecutor {
       onSplit: () => this.stats.splitScans++,
       onExactRead: () => this.stats.exactRangeReads++,
       onRangeRead: () => this.stats.rangesRead++,
-      onHelperReplaced: () => this.stats.helpersReplaced++,
+      onHelperSubstituted: () => this.stats.helpersSubstituted++,
       onHelperAskedBack: () => this.stats.helpersAskedBack++,
       onPartsKept: (parts) => (this.stats.mostPartsKept = Math.max(this.stats.mostPartsKept, parts)),
       helperReturnMs: this.limits.helperReturnMs,

@@ -50,8 +50,6 @@ export class WorkerPool {
   private closed = false;
   /** Workers terminated and replaced (`replace`), for operators. */
   restarts = 0;
-  /** Fresh workers started in the place of lent helpers (`substitute`). */
-  substitutes = 0;
 
   constructor(
     private readonly dbPath: string,
@@ -148,7 +146,6 @@ export class WorkerPool {
   substitute(slot: WorkerSlot): void {
     slot.reclaim = null;
     slot.retiring = true;
-    this.substitutes++;
     if (!this.closed) this.handOver(this.spawn());
   }
 

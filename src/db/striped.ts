@@ -52,7 +52,7 @@ export interface StripedScanOptions {
   /** A worker finished reading a range. */
   onRangeRead?: () => void;
   /** A fresh worker took a helper's place for an interactive query (`substituteHelper`). */
-  onHelperReplaced?: () => void;
+  onHelperSubstituted?: () => void;
   /** Parts of wide ranges kept at once for a later range, each time one is kept. */
   onPartsKept?: (parts: number) => void;
   /** A lent helper was asked back for an interactive query (pool.ts `reclaim`). */
@@ -72,7 +72,7 @@ export class StripedScan extends ResultStream {
   /** The workers reading ranges, with the ranges (by sequence number) each has queued, in order. */
   private readonly queued = new Map<WorkerSlot, number[]>();
   /** Helpers asked back, each substituted if it is not back in time while a query waits (`giveBack`). */
-  private readonly replaceTimers = new Map<WorkerSlot, ReturnType<typeof setTimeout>>();
+  private readonly returnTimers = new Map<WorkerSlot, ReturnType<typeof setTimeout>>();
   /** A lent helper the pool asked back: it gets no new ranges and leaves once its queue is empty. */
   private readonly returning = new Set<WorkerSlot>();
   private readonly arrived = new Map<number, { bytes: Uint8Array[]; rows: number }>();
@@ -197,13 +197,13 @@ export class StripedScan extends ResultStream {
       this.retire(slot);
       this.handOut();
     } else {
-      this.replaceTimers.set(slot, setTimeout(() => this.substituteHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
+      this.returnTimers.set(slot, setTimeout(() => this.substituteHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
     }
   }
 
-  private clearReplaceTimers(): void {
-    for (const timer of this.replaceTimers.values()) clearTimeout(timer);
-    this.replaceTimers.clear();
+  private clearReturnTimers(): void {
+    for (const timer of this.returnTimers.values()) clearTimeout(timer);
+    this.returnTimers.clear();
   }
 
   /**
@@ -215,19 +215,19 @@ export class StripedScan extends ResultStream {
    * (checked again every HELPER_RETURN_MS, for a query that comes to wait later).
    */
   private substituteHelper(slot: WorkerSlot): void {
-    this.replaceTimers.delete(slot);
+    this.returnTimers.delete(slot);
     if (this.ended || !this.held.has(slot) || !this.returning.has(slot)) return;
     if (!this.o.pool.interactiveWaiting()) {
-      this.replaceTimers.set(slot, setTimeout(() => this.substituteHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
+      this.returnTimers.set(slot, setTimeout(() => this.substituteHelper(slot), this.o.helperReturnMs ?? HELPER_RETURN_MS));
       return;
     }
     this.o.pool.substitute(slot);
-    this.o.onHelperReplaced?.();
+    this.o.onHelperSubstituted?.();
   }
 
   private retire(slot: WorkerSlot): void {
-    clearTimeout(this.replaceTimers.get(slot));
-    this.replaceTimers.delete(slot);
+    clearTimeout(this.returnTimers.get(slot));
+    this.returnTimers.delete(slot);
     this.queued.delete(slot);
     this.parts.forget(slot);
     this.returning.delete(slot);
@@ -319,7 +319,7 @@ export class StripedScan extends ResultStream {
 
   private done(lastBytes: Uint8Array[]): void {
     this.timer.stop();
-    this.clearReplaceTimers();
+    this.clearReturnTimers();
     for (const slot of this.held) this.endAndRelease(slot);
     this.held.clear();
     this.finish([...lastBytes, this.encoder.end()], this.rows);
@@ -342,7 +342,7 @@ export class StripedScan extends ResultStream {
    */
   private abandon(error: Error, stopWorker = (slot: WorkerSlot) => this.o.pool.replace(slot)): void {
     this.timer.stop();
-    this.clearReplaceTimers();
+    this.clearReturnTimers();
     for (const slot of this.held) stopWorker(slot);
     this.held.clear();
     this.fail(error);

@@ -44,7 +44,7 @@ test("a substituted helper: a fresh worker goes to the waiting query, and the he
   expect(helper).not.toBeNull();
   const interactive = await pool.acquire(1_000, "interactive");
   expect(interactive).not.toBe(helper!);
-  expect({ running: pool.running, substitutes: pool.substitutes }).toEqual({ running: 3, substitutes: 1 });
+  expect(pool.running).toBe(3);
   pool.release(helper!);
   expect(pool.running).toBe(2);
   // A second one, whose borrower fails (replace): its place is taken already, nothing is started.

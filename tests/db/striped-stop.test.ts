@@ -98,7 +98,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 describe("a helper not back in time for an interactive query, then a wide range ahead of its ranges", () => {
   test("a fresh worker answers the query; the helper finishes its ranges and leaves; the export is whole and in order", async () => {
-    const { splitScans, rangesRead, helpersReplaced } = executor.stats;
+    const { splitScans, rangesRead, helpersSubstituted } = executor.stats;
     const exported = executor.stream(validated(EXPORT_SQL)).then(tableOf);
     // The helper joined, then the first worker finished range 0 and took range 4.
     await until(() => executor.stats.splitScans > splitScans, "the helper to join");
@@ -106,7 +106,7 @@ describe("a helper not back in time for an interactive query, then a wide range 
     const interactive = await rowsOf(await executor.stream(validated(INTERACTIVE_SQL)));
     expect(interactive).toEqual(sqliteValues(path, INTERACTIVE_SQL, { safeIntegers: true }));
     // A fresh worker served it while the helper still reads its slow ranges.
-    expect(executor.stats.helpersReplaced - helpersReplaced).toBe(1);
+    expect(executor.stats.helpersSubstituted - helpersSubstituted).toBe(1);
     expect(executor.workersRunning).toBe(WORKERS + 1);
 
     const table = await exported;

@@ -262,7 +262,7 @@ describe("an interactive query during a filtered split scan", () => {
   /** Starts `bulkSql` split on two workers and read by its client; then runs the interactive query. */
   async function interactiveDuring(bulkSql: string, executor = two) {
     const splits = executor.stats.splitScans;
-    const replaced = executor.stats.helpersReplaced;
+    const substituted = executor.stats.helpersSubstituted;
     let bulkDone = false;
     const bulk = executor.stream(validated(bulkSql)).then(decode).then((table) => ((bulkDone = true), table));
     for (let i = 0; i < 500 && executor.stats.splitScans === splits; i++) await Bun.sleep(2);
@@ -271,32 +271,32 @@ describe("an interactive query during a filtered split scan", () => {
     const answeredDuringBulk = !bulkDone;
     expect(rowsOf(interactive)).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
     expect(rowsOf(await bulk)).toEqual(sqliteValues(path, bulkSql, { safeIntegers: true }));
-    return { answeredDuringBulk, replaced: executor.stats.helpersReplaced - replaced };
+    return { answeredDuringBulk, substituted: executor.stats.helpersSubstituted - substituted };
   }
 
   test("a costly WHERE: the helper, not back in time, is substituted by a fresh worker and finishes its ranges", async () => {
     // 350 LIKEs (~9 KB of SQL): a range takes ~70 ms, the export ~1 s.
-    expect(await interactiveDuring(costly(350))).toEqual({ answeredDuringBulk: true, replaced: 1 });
+    expect(await interactiveDuring(costly(350))).toEqual({ answeredDuringBulk: true, substituted: 1 });
   }, 30_000);
 
-  test("a cheap WHERE: the helper finishes its ranges and goes back, nothing is replaced", async () => {
+  test("a cheap WHERE: the helper finishes its ranges and goes back, no fresh worker is started", async () => {
     // The helper's few queued ranges take milliseconds; it has 1 s here, not 25 ms, so the test does
     // not race a busy machine's scheduler.
     const patient = new QueryExecutor(path, { ...limits, helperReturnMs: 1_000 }, 2);
     try {
       await decode(await patient.stream(validated("SELECT * FROM dense"))); // both workers warm, like `two`'s
-      expect(await interactiveDuring("SELECT * FROM dense WHERE n % 3 <> 0", patient)).toEqual({ answeredDuringBulk: true, replaced: 0 });
+      expect(await interactiveDuring("SELECT * FROM dense WHERE n % 3 <> 0", patient)).toEqual({ answeredDuringBulk: true, substituted: 0 });
     } finally {
       patient.close();
     }
   }, 30_000);
 
-  test("a costly WHERE, but the interactive query gets another worker first: the helper is not replaced", async () => {
+  test("a costly WHERE, but the interactive query gets another worker first: the helper is not substituted", async () => {
     // Three workers: the split scan and its helper, and a second export on the third. The
     // interactive query waits and asks the helper back; the second export's client leaves at once,
     // which frees its worker for the interactive query before the helper's time is up. That time is
     // 1 s here, not 25 ms, so freeing a worker does not race a busy machine's scheduler; the split
-    // scan takes several seconds, so a helper wrongly replaced would still be seen.
+    // scan takes several seconds, so a helper wrongly substituted would still be seen.
     const three = new QueryExecutor(path, { ...limits, helperReturnMs: 1_000 }, 3);
     try {
       const bulkSql = costly(350);
@@ -314,7 +314,7 @@ describe("an interactive query during a filtered split scan", () => {
       // It waited (the helper was asked back) and was answered while the split scan still ran.
       expect({ askedBack: three.stats.helpersAskedBack, answeredDuringBulk: !bulkDone }).toEqual({ askedBack: 1, answeredDuringBulk: true });
       expect(rowsOf(await bulk)).toEqual(sqliteValues(path, bulkSql, { safeIntegers: true }));
-      expect(three.stats.helpersReplaced).toBe(0);
+      expect(three.stats.helpersSubstituted).toBe(0);
     } finally {
       three.close();
     }
@@ -396,7 +396,7 @@ describe("a helper asked back while it keeps parts of a wide range", () => {
       // worker takes its place for the query, and it goes on with its range.
       const interactiveSql = "SELECT * FROM dense WHERE n > 0 LIMIT 5000";
       expect(rowsOf(await decode(await executor.stream(validated(interactiveSql))))).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
-      expect({ askedBack: executor.stats.helpersAskedBack, replaced: executor.stats.helpersReplaced, running: executor.workersRunning }).toEqual({ askedBack: 1, replaced: 1, running: 3 });
+      expect({ askedBack: executor.stats.helpersAskedBack, substituted: executor.stats.helpersSubstituted, running: executor.workersRunning }).toEqual({ askedBack: 1, substituted: 1, running: 3 });
       for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
       expect(rowsOf(tableFromIPC(Buffer.concat(chunks)))).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
       // The helper left once its ranges were read.
