@@ -168,6 +168,16 @@ describe("trust_proxy", () => {
     expect((await running).status).toBe(200);
     expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "2001:db8:0:1:8f3a:11:2:9" })).status).toBe(200);
   }, 30_000);
+  test("IPv4 clients behind a translator with the well-known prefix 64:ff9b::/96 are their IPv4 addresses, not one /64", async () => {
+    const running = query(proxied, slowQuery(3), { "x-forwarded-for": "64:ff9b::198.51.100.7" });
+    await Bun.sleep(300);
+    // Another IPv4 client through the same translator (same /64) is served.
+    expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "64:ff9b::203.0.113.9" })).status).toBe(200);
+    // The same IPv4 client, through the translator or not, is not.
+    expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "64:ff9b::c633:6407" })).status).toBe(429);
+    expect((await query(proxied, "SELECT * FROM kinds", { "x-forwarded-for": "198.51.100.7" })).status).toBe(429);
+    expect((await running).status).toBe(200);
+  }, 30_000);
 });
 
 describe("a reload changes the limits, not what clients hold", () => {
