@@ -6,11 +6,12 @@
  * bits (64 by default): a subscriber is given at least a /64 (RFC 6177) and may send from any of
  * its 2^64 addresses, so counting addresses would give one client as many budgets as it likes. An
  * IPv4 address written as IPv6 (`::ffff:192.0.2.1`, as a dual-stack socket reports it) is the IPv4
- * client, and so is one behind a translator that uses the well-known prefix `64:ff9b::/96` (RFC 6052
- * §2.1; an IPv4 client reaching an IPv6-only server through SIIT or NAT46 arrives as
- * `64:ff9b::192.0.2.1`): that prefix holds every IPv4 address, and counting it as one /64 would make
- * all of them one client. A port or zone a proxy adds (`[2001:db8::1]:443`, `192.0.2.1:5678`, `fe80::1%eth0`) is
- * not part of the client. Anything else (a name a proxy wrote instead of an address) is its own key.
+ * client, and so is one behind a translator that uses the well-known prefix `64:ff9b::/96` (RFC
+ * 6052 §2.1; an IPv4 client reaching an IPv6-only server through SIIT or NAT46 arrives as
+ * `64:ff9b::192.0.2.1`): that prefix holds every IPv4 address, and counting it as one /64 would
+ * make all of them one client. A port or zone a proxy adds (`[2001:db8::1]:443`, `192.0.2.1:5678`,
+ * `fe80::1%eth0`) is not part of the client. Anything else (a name a proxy wrote instead of an
+ * address) is its own key.
  */
 import { isIPv4, isIPv6 } from "node:net";
 
