@@ -43,7 +43,7 @@ export interface ExecuteLimits {
 export const STALL_MS = 250;
 const SEND_TIMEOUT_MS = 60_000;
 /** Spill files of all responses together stay within this (then slow readers hold their worker). */
-export const SPILL_BUDGET_MB = 4_096;
+const SPILL_BUDGET_MB = 4_096;
 
 /**
  * A result read whole (a paid or capped answer): complete chunks, or, past HELD_IN_MEMORY_BYTES,

@@ -165,15 +165,9 @@ export class StripedScan extends ResultStream {
 
   private joined(slot: WorkerSlot, min: bigint | null, max: bigint | null): void {
     // Same snapshot, same bounds (see the top of this file); anything else and it stays out.
-    if (min !== this.bounds?.min || max !== this.bounds.max) {
-      this.held.delete(slot);
-      this.endAndRelease(slot);
-      return;
-    }
-    if (this.returning.has(slot)) {
-      this.returning.delete(slot);
-      this.held.delete(slot);
-      this.endAndRelease(slot);
+    // A helper asked back before it joined goes back too (with its return timer, if one was set).
+    if (min !== this.bounds?.min || max !== this.bounds.max || this.returning.has(slot)) {
+      this.retire(slot);
       return;
     }
     this.queued.set(slot, []);
