@@ -39,15 +39,20 @@ export class TooManyRowsError extends BadRequestError {
   ) {
     super(`The result has ${rows} rows, more than the limit of ${max}: add a WHERE condition or a LIMIT of at most ${max}`);
   }
+}
 
-  /**
-   * The same refusal without the count, for a table sold per query: a payment that is verified and
-   * then refused is never charged, so the count would tell how many rows any WHERE matches (the
-   * data sold) for the price of a signature.
-   */
-  withoutCount(): BadRequestError {
-    const max = this.max;
-    return new BadRequestError(`The result has more than ${max} rows, the limit (nothing was charged): add a WHERE condition or a LIMIT of at most ${max}`);
+/**
+ * 400 text/plain: the one answer to any query failure after /verify on a table whose quotes tell
+ * nothing about the data (DESIGN.md §17): the time limit, an error on a value, a misfit value, a
+ * result too large for the transport. One text, sent no earlier than the time limit would have
+ * expired, so neither the words nor the moment tell which failure it was, or what the data holds.
+ */
+export class PaidQueryFailedError extends BadRequestError {
+  constructor(timeLimitMs: number) {
+    super(
+      `The query did not complete: it ran past the ${timeLimitMs} ms time limit, failed on a value it read, or its result was too large to deliver here. ` +
+        "Nothing was charged. On this table every failure after payment gets this one answer: narrow the WHERE, lower the LIMIT or simplify the expressions, then retry",
+    );
   }
 }
 

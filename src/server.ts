@@ -247,6 +247,7 @@ function assemble(config: Config, catalog: Catalog, services: Services, options:
     chain: createChainReader(config.rpcUrls, config.facilitator.timeoutMs),
     maxTimeoutSeconds: config.payment.maxTimeoutSeconds,
     claimTtlMs: claimTtlMs(config),
+    maxReplays: config.limits.maxReplays,
     onEvent: events.emit,
   });
   const readiness = createReadiness({

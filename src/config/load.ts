@@ -99,6 +99,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
       clientIpv6Prefix: numberOr(limits, "client_ipv6_prefix", DEFAULTS.clientIpv6Prefix),
       mcpMaxRows: numberOr(limits, "mcp_max_rows", DEFAULTS.mcpMaxRows),
       mcpMaxBytes: numberOr(limits, "mcp_max_bytes", DEFAULTS.mcpMaxBytes),
+      maxReplays: numberOr(limits, "max_replays", DEFAULTS.maxReplays),
     },
     rpcUrls,
     tokens: tokens.tokens,

@@ -77,6 +77,7 @@ function resolveTag(entry: unknown, path: ConfigPath, tokens: ResolvedTokens, pr
       ...(typeof minItems === "number" ? { minItems } : {}),
       ...(typeof maxItems === "number" ? { maxItems } : {}),
       ...(minTotalAmount !== undefined ? { minTotalAmount } : {}),
+      quote: raw.quote === "limit" ? "limit" : "count",
       isDefault,
     };
   }

@@ -33,6 +33,7 @@ export const DEFAULTS = {
   clientIpv6Prefix: 64,
   mcpMaxRows: 1_000,
   mcpMaxBytes: 1_048_576,
+  maxReplays: 3,
   dashboardsRoot: "./dashboards",
   metrics: false,
   log: "text",
@@ -71,6 +72,12 @@ export const PerRowPriceTagSchema = Type.Object(
     min_items: Type.Optional(Count("rows charged at least, however few are returned", 0)),
     max_items: Type.Optional(Count("most rows a query may return under this offer", 0)),
     min_total_amount: Type.Optional(Amount("least total charged per query in token units")),
+    quote: Type.Optional(
+      Type.Union([Type.Literal("count"), Type.Literal("limit")], {
+        description: "what prices a query: the rows it returns (count, the default) or its LIMIT (limit: the data tells nothing before payment)",
+        "x-hint": "write count or limit",
+      }),
+    ),
     is_default: Type.Optional(IsDefault),
     description: Type.Optional(TagDescription),
   },
@@ -243,6 +250,7 @@ export const ConfigSchema = Type.Object(
           ),
           mcp_max_rows: Type.Optional(Count("most rows one MCP query call may return", 1, { default: DEFAULTS.mcpMaxRows })),
           mcp_max_bytes: Type.Optional(Count("most bytes of Arrow one MCP query call may return", 1, { default: DEFAULTS.mcpMaxBytes })),
+          max_replays: Type.Optional(Count("times a settled payment is served again to a client that lost its answer (0: never)", 0, { default: DEFAULTS.maxReplays })),
         },
         closed,
       ),

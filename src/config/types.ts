@@ -41,6 +41,11 @@ export interface PerRowPriceTag extends PriceTagCommon {
   maxItems?: number;
   /** Smallest token units. */
   minTotalAmount?: bigint;
+  /**
+   * What prices a query (DESIGN.md §17): `count`, the rows it returns (counted before payment, so
+   * the quote tells the count), or `limit`, its LIMIT (known without reading the data).
+   */
+  quote: "count" | "limit";
   isDefault: boolean;
 }
 
@@ -135,6 +140,8 @@ export interface Config {
     mcpMaxRows: number;
     /** Most bytes (of the Arrow result) one MCP `query` call may return (a larger result is refused). */
     mcpMaxBytes: number;
+    /** Times a settled payment is served again, with the answer it bought (payment/replays.ts). */
+    maxReplays: number;
   };
   /** JSON-RPC endpoints by chain id (built-in defaults included), to confirm settlements on chain. */
   rpcUrls: Record<number, string>;

@@ -8,7 +8,8 @@
 import type { TableInfo } from "../db/catalog.ts";
 import { FORMATS, type FormatName } from "../formats/registry.ts";
 import { escapeHtml } from "./html.ts";
-import { describeTablePrices, queriesArePaid } from "./prices.ts";
+import { queriesArePaid } from "../payment/terms.ts";
+import { describeTablePrices } from "./prices.ts";
 import { quoteIdentifier, timeColumnOf } from "./snapshot.ts";
 
 export interface FullDataOptions {
@@ -92,7 +93,7 @@ export function renderFullDataPanel(table: TableInfo, options: FullDataOptions):
     `arrow402 query ${shellQuote(base)} ${shellQuote(sql)} --format parquet --output ${shellQuote(`${stem}.parquet`)}`,
   ].join("\n");
   const prices = describeTablePrices(table.config);
-  const paid = queriesArePaid(table.config);
+  const paid = queriesArePaid(table.config.priceTags);
   const priceHtml =
     prices.length === 0
       ? `<p><strong>Free:</strong> queries on this table need no payment.</p>`

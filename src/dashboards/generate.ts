@@ -15,7 +15,7 @@ import { planCharts, type DashboardPlan } from "./chart-plan.ts";
 import { renderDashboardPage } from "./dashboard-page.ts";
 import { moveToBackup, pathExists, writeFileAtomically, writeTemporaryFolder, type FolderFiles } from "./folders.ts";
 import { renderLandingPage } from "./landing-page.ts";
-import { queriesArePaid } from "./prices.ts";
+import { queriesArePaid } from "../payment/terms.ts";
 import { rowidAliasOf, SNAPSHOT_ROW_CAP, takeSnapshot } from "./snapshot.ts";
 import styleSheet from "./style.css" with { type: "text" };
 
@@ -75,7 +75,7 @@ function dashboardFiles(opts: GenerateOptions, entry: DashboardEntry): { files: 
   };
   const page = renderDashboardPage({ entry, table, snapshot, plan, baseUrl: config.server.baseUrl, mcpMaxRows: config.limits.mcpMaxRows });
   // snapshot.arrow is served to anyone: a sample of a paid table is its free preview, the whole of it is the table.
-  const whole = !snapshot.sampled && snapshot.totalRows > 0 && queriesArePaid(table.config);
+  const whole = !snapshot.sampled && snapshot.totalRows > 0 && queriesArePaid(table.config.priceTags);
   return {
     files: { "index.html": page, "style.css": styleSheet, "dashboard.js": BROWSER_BUNDLE, "snapshot.arrow": snapshot.arrow },
     summary: `${snapshot.rows.length} of ${snapshot.totalRows} rows of '${table.name}', ${plan.charts.length} charts`,

@@ -5,6 +5,7 @@
  */
 import { formatAmount } from "../config/amounts.ts";
 import type { PriceTag, TableConfig, TokenInfo } from "../config/types.ts";
+import { queriesArePaid } from "../payment/terms.ts";
 
 /** Money reads best with at least two decimals ("1.00", "0.50"); more are kept as they are. */
 export function formatTokenAmount(units: bigint, token: TokenInfo): string {
@@ -31,6 +32,7 @@ export function describePriceTag(tag: PriceTag): string {
         parts.push(`for results of up to ${rows(tag.maxItems)}`);
       }
       if (tag.minTotalAmount !== undefined) parts.push(`minimum ${formatTokenAmount(tag.minTotalAmount, tag.token)}`);
+      if (tag.quote === "limit") parts.push("priced by the query's LIMIT");
       return parts.join(", ");
     }
     case "fixed":
@@ -40,13 +42,9 @@ export function describePriceTag(tag: PriceTag): string {
   }
 }
 
-/** True when querying the table needs payment (ARCHITECTURE.md §3: a per_row or fixed tag). */
-export function queriesArePaid(table: TableConfig): boolean {
-  return table.priceTags.some((t) => t.type !== "metadata_price");
-}
 
 /** One line per price tag; a table whose queries are free says so first. */
 export function describeTablePrices(table: TableConfig): string[] {
   const lines = table.priceTags.map(describePriceTag);
-  return queriesArePaid(table) ? lines : ["Free queries", ...lines];
+  return queriesArePaid(table.priceTags) ? lines : ["Free queries", ...lines];
 }

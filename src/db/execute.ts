@@ -53,6 +53,12 @@ export interface BufferedResult {
   result: QueryResult;
   rows: number;
   bytes: number;
+  /**
+   * SHA-256 (hex) of the encoded bytes: a settled payment presented again is served only the answer
+   * whose digest was recorded at settlement (DESIGN.md §17). A result read whole comes from one
+   * worker, never a split scan, so the same rows encode to the same bytes however they were read.
+   */
+  digest: string;
   release(): void;
 }
 
@@ -219,8 +225,10 @@ export class QueryExecutor {
       throw error;
     }
     let bytes = 0;
+    const digest = new Bun.CryptoHasher("sha256");
     if ("complete" in result) {
       bytes = result.complete.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+      for (const chunk of result.complete) digest.update(chunk);
     } else {
       // A capped read is small; an uncapped one (a paid answer) waits for its settlement, mostly on disk.
       const held = new HeldResult(this.sending, Number.isFinite(maxBytes) ? Number.POSITIVE_INFINITY : HELD_IN_MEMORY_BYTES);
@@ -230,6 +238,7 @@ export class QueryExecutor {
           // Leaving the loop (the catch below releases it) stops the read: nothing is settled.
           if (!held.add(chunk)) throw new ResultNotHeldError();
           bytes += chunk.byteLength;
+          digest.update(chunk);
           // Leaving the loop cancels the body, which stops its workers.
           if (bytes > maxBytes) {
             held.release();
@@ -251,6 +260,7 @@ export class QueryExecutor {
           },
           rows,
           bytes,
+          digest: digest.digest("hex"),
           release: () => held.release(),
         };
       }
@@ -259,7 +269,7 @@ export class QueryExecutor {
     }
     if (bytes > maxBytes) return null;
     const kept = this.results.put(query, format, version, result);
-    return { result: kept, rows: kept.rows, bytes, release: () => {} };
+    return { result: kept, rows: kept.rows, bytes, digest: digest.digest("hex"), release: () => {} };
   }
 
   /** `maxBytes`: a transport's cap, which the worker stops at (RunJob.maxBytes). */
@@ -267,9 +277,10 @@ export class QueryExecutor {
     const slot = await this.pool.acquire(this.limits.queryTimeoutMs, this.lanes.laneOf(query));
     const job = { query, limits: this.limits, countFirst, format: format.name, sending: this.sending, maxBytes };
     const run = (worker: WorkerSlot) => new RunningQuery(this.pool, worker, this.nextId++, job).started;
-    // Only a format whose batches can be joined may be read by two workers (formats/registry.ts);
-    // a capped answer is small, and read by one.
-    const plan = format.concatenable && maxBytes === null ? this.stripes.plan(query) : null;
+    // Only a streamed result in a format whose batches can be joined may be read by two workers
+    // (formats/registry.ts). A result read whole (a paid or capped answer) is read by one: its
+    // batches, and so its bytes and digest, then depend only on its rows (BufferedResult).
+    const plan = countFirst && format.concatenable && maxBytes === null ? this.stripes.plan(query) : null;
     if (plan === null) return run(slot);
     return new StripedScan({
       pool: this.pool,

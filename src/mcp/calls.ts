@@ -11,7 +11,7 @@ import { describeTablePrices } from "../dashboards/prices.ts";
 import type { Catalog, TableInfo } from "../db/catalog.ts";
 import { parsePaymentPayload, type ExactPaymentPayload } from "../payment/payload.ts";
 import type { VerifyBudget } from "../payment/work.ts";
-import { requiresPayment } from "../service/pricing-view.ts";
+import { queriesArePaid } from "../payment/terms.ts";
 import type { QueryService } from "../service/query-service.ts";
 import type { TableService } from "../service/table-service.ts";
 import { PAYMENT_META, dataResult, paymentRequiredResult } from "./results.ts";
@@ -133,7 +133,7 @@ function tableSummary(table: TableInfo) {
   return {
     name: table.name,
     description: table.config.description,
-    requires_payment: requiresPayment(tags),
+    requires_payment: queriesArePaid(tags),
     prices: describeTablePrices(table.config),
     columns: schemaSold
       ? null

@@ -30,7 +30,8 @@ import { paymentIdOf, paymentKey, type ExactPaymentPayload } from "./payload.ts"
 import { findOffer, offersForMetadata, offersForQuery, paymentRequiredBody, type Offer } from "./pricing.ts";
 import { createRecordedPayments, samePayment } from "./replays.ts";
 import type { PaymentStore, SettlementAttempt } from "./store.ts";
-import type { PaidWork, PaymentOutcome, SettlementReceipt } from "./work.ts";
+import { quotesCountRows } from "./terms.ts";
+import type { ExecutedWork, PaidWork, PaymentOutcome, SettlementReceipt } from "./work.ts";
 
 export type { PaidWork, PaymentOutcome, SettlementReceipt } from "./work.ts";
 
@@ -48,6 +49,8 @@ export interface PaymentCoreDeps {
   maxTimeoutSeconds: number;
   /** How long a claim may be held before another request may take the payment over. */
   claimTtlMs: number;
+  /** Times a settled payment is served again (`limits.max_replays`, replays.ts). */
+  maxReplays: number;
   onEvent?: PaymentEventSink;
   /** Milliseconds since the epoch; injectable so time rules can be tested. */
   now?: () => number;
@@ -60,14 +63,15 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
   const emit = deps.onEvent ?? (() => {});
 
   /** Offers known without any database work: fixed (query) or metadata prices. */
-  const offersWithoutWork = (work: PaidWork) => (work.query === null ? offersForMetadata(work.tags, opts) : offersForQuery(work.tags, null, opts));
-  const needsCount = (work: PaidWork) => work.query !== null && work.tags.some((tag) => tag.type === "per_row");
+  const offersWithoutWork = (work: PaidWork) =>
+    work.query === null ? offersForMetadata(work.tags, opts) : offersForQuery(work.tags, { counted: null, limit: work.limit ?? null }, opts);
+  const needsCount = (work: PaidWork) => work.query !== null && quotesCountRows(work.tags);
 
   /** The complete current offers; counts rows (cached) when a per_row tag needs them. */
   async function currentOffers(work: PaidWork): Promise<Offer[]> {
     if (!needsCount(work)) return offersWithoutWork(work);
     if (work.countRows === undefined) throw new Error("per_row prices need countRows");
-    return offersForQuery(work.tags, await work.countRows(), opts);
+    return offersForQuery(work.tags, { counted: await work.countRows(), limit: work.limit ?? null }, opts);
   }
 
   function required(work: PaidWork, offers: Offer[], reason: PaymentRefusal, error: string): PaymentOutcome {
@@ -153,7 +157,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     const drop = async () => {
       if (ours) await deps.store.abandon(key);
     };
-    let rows: number | null;
+    let executed: ExecutedWork;
     try {
       const verdict = await verdictOf();
       if (!verdict.isValid) {
@@ -161,14 +165,15 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
         return notVerified(verdict);
       }
       // A query that fails (SQLite error, time limit, row limit) ends here, before any settlement.
-      rows = early !== null ? await early : await work.execute();
+      executed = early !== null ? await early : await work.execute();
     } catch (error) {
       await drop();
       throw error;
     }
+    const rows = executed.rows;
     if (offer.rows !== null && rows !== offer.rows) {
       await drop();
-      const fresh = offersForQuery(work.tags, rows ?? 0, opts);
+      const fresh = offersForQuery(work.tags, { counted: rows ?? 0, limit: work.limit ?? null }, opts);
       if (fresh.length === 0) return { kind: "free" };
       return required(work, fresh, "rows-changed", MSG.rowsChanged(offer.rows, rows ?? 0));
     }
@@ -177,23 +182,23 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       await drop();
       throw new ClientGoneError();
     }
-    return settle(work, payload, key, offer, offers, rows, ours);
+    return settle(work, payload, key, offer, offers, executed, ours);
   }
 
-  async function settle(work: PaidWork, payload: ExactPaymentPayload, key: string, offer: Offer, offers: Offer[], rows: number | null, ours: boolean): Promise<PaymentOutcome> {
+  async function settle(work: PaidWork, payload: ExactPaymentPayload, key: string, offer: Offer, offers: Offer[], executed: ExecutedWork, ours: boolean): Promise<PaymentOutcome> {
     // A facilitator failure (throws) leaves the attempt `settling`: the money may have moved.
     const result = await deps.facilitator.settle(payload, offer.requirement).catch((error) => {
       emit({ type: "facilitator.error", endpoint: "settle", message: String((error as Error).message) });
       throw error;
     });
-    if (result.success) return settled(work, key, offer, rows, { transaction: result.transaction, network: result.network, payer: result.payer, at: new Date(now()) }, "settlement");
+    if (result.success) return settled(work, key, offer, executed, { transaction: result.transaction, network: result.network, payer: result.payer, at: new Date(now()) }, "settlement");
     // The facilitator did not settle it, but this very payment may be on chain: another request that
     // outlived its claim, or anyone holding the signed authorization, may have submitted it (chain.ts).
     const { from, nonce } = payload.payload.authorization;
     const { network, asset, payTo } = offer.requirement;
     const state = await deps.chain.paymentState({ network, asset, from, nonce, payTo, amount: offer.amount });
     // Dated by its block, as replays.ts and reconcile.ts date a transfer found on chain.
-    if (state?.kind === "transferred") return settled(work, key, offer, rows, { transaction: state.transaction, network, payer: from, at: state.minedAt }, "recovery");
+    if (state?.kind === "transferred") return settled(work, key, offer, executed, { transaction: state.transaction, network, payer: from, at: state.minedAt }, "recovery");
     // Removed only on proof that nothing moved for it and nothing will; otherwise kept for the buyer
     // to present again (replays.ts `resume`) and for `payments --reconcile`. An unused nonce proves
     // nothing once the facilitator has sent a transaction: x402's exact EVM facilitator answers
@@ -219,9 +224,10 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
    * Records a settlement and answers with its receipt; a ledger failure after the money moved is an
    * alert. `at` starts the replay window: when the facilitator answered, or the transfer's block.
    */
-  async function settled(work: PaidWork, key: string, offer: Offer, rows: number | null, receipt: { transaction: string; network: string; payer: string; at: Date }, via: "settlement" | "recovery"): Promise<PaymentOutcome> {
+  async function settled(work: PaidWork, key: string, offer: Offer, executed: ExecutedWork, receipt: { transaction: string; network: string; payer: string; at: Date }, via: "settlement" | "recovery"): Promise<PaymentOutcome> {
+    const { rows, answer } = executed;
     try {
-      await deps.store.confirm(key, { transaction: receipt.transaction, payer: receipt.payer, settledAt: receipt.at, rows });
+      await deps.store.confirm(key, { transaction: receipt.transaction, payer: receipt.payer, settledAt: receipt.at, rows, answer });
     } catch (error) {
       // The money has moved: say so loudly, with what the operator needs to reconcile by hand.
       const message = `settled payment ${receipt.transaction} (${key}) could not be recorded in the ledger: ${(error as Error).message}`;

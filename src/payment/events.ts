@@ -44,6 +44,8 @@ export type PaymentRefusal =
   | "nonce-used"
   | "other-resource"
   | "replay-expired"
+  | "replay-changed"
+  | "replays-exhausted"
   | "outcome-unknown";
 
 export type PaymentEventSink = (event: PaymentEvent) => void;

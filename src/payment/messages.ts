@@ -17,6 +17,12 @@ export const PAYMENT_MESSAGES = {
     `This payment was settled more than ${seconds} seconds ago; a settled payment is served again only within that time: sign a new payment to request this resource again.`,
   replayRowsChanged: (paid: number, now: number) =>
     `This payment paid for ${paid} rows and the result now has ${now} (the data changed): sign a new payment for one of the offers in \`accepts\`.`,
+  replayChanged:
+    "The result is no longer the one this payment paid for (the data changed since), and a payment is served again only with the answer it bought: sign a new payment for one of the offers in `accepts`.",
+  replayFormat: (format: string) =>
+    `This payment's answer was delivered as ${format}; it is served again only in that form: ask again for ${format} (Accept or ?format=${format}), or sign a new payment.`,
+  replaysExhausted: (max: number) =>
+    `This payment has been served again ${max} times, the most a payment is served again: sign a new payment to request this resource again.`,
   rowsChanged: (paid: number, now: number) =>
     `The result has ${now} rows, not the ${paid} the payment was for (the data changed while it was verified), so nothing was charged: sign one of the new offers in \`accepts\`.`,
   livesTooLong: (maxTimeoutSeconds: number) =>

@@ -15,9 +15,20 @@ export interface Offer {
   tag: PriceTag;
   /** Smallest token units; equals `requirement.amount`. */
   amount: bigint;
-  /** The row count that priced a per_row offer; null for fixed and metadata offers. */
+  /** The row count that priced a per_row offer quoted by count; null for every other offer. */
   rows: number | null;
+  /** The LIMIT that priced a per_row offer quoted by LIMIT (`quote: limit`); null for every other offer. */
+  upTo?: number;
   requirement: PaymentRequirements;
+}
+
+/**
+ * What a query's per_row prices are computed from: the rows it returns (null: not counted yet) and
+ * its LIMIT (null: none). A per_row tag quoted by count uses the first, one quoted by limit the second.
+ */
+export interface QuerySize {
+  counted: number | null;
+  limit: number | null;
 }
 
 export interface OfferOptions {
@@ -52,31 +63,48 @@ export function perRowAmount(tag: PerRowPriceTag, rows: number): bigint {
 }
 
 /**
- * Offers for a query from the table's price tags. `rowCount` null means "not counted": only fixed
- * offers are returned (used to match a fixed `accepted` before doing any work). Throws
- * BadRequestError when rows were counted and no tag applies (outside every tier, no fixed tag).
+ * Offers for a query from the table's price tags. `size.counted` null means "not counted": only
+ * offers known without reading the data are returned (fixed, and per_row quoted by LIMIT), which
+ * is how a fixed `accepted` is matched before any work. Throws BadRequestError when no tag applies
+ * (outside every tier, or a table priced by LIMIT queried without one, or no fixed tag).
  * metadata_price tags price only an empty result (see below); per_row and fixed tags the rest.
  */
-export function offersForQuery(tags: PriceTag[], rowCount: number | null, opts: OfferOptions): Offer[] {
+export function offersForQuery(tags: PriceTag[], size: QuerySize, opts: OfferOptions): Offer[] {
   const perRow = tags.filter((tag): tag is PerRowPriceTag => tag.type === "per_row");
+  const { counted, limit } = size;
   const offers: Offer[] = [];
   for (const tag of tags) {
     if (tag.type === "fixed") offers.push(flatOffer(tag, opts));
-    if (tag.type === "per_row" && rowCount !== null && tierApplies(tag, rowCount)) {
-      const amount = perRowAmount(tag, rowCount);
-      offers.push({ tag, amount, rows: rowCount, requirement: requirementFor(tag, amount, opts) });
+    if (tag.type !== "per_row") continue;
+    if (tag.quote === "count" && counted !== null && tierApplies(tag, counted)) {
+      const amount = perRowAmount(tag, counted);
+      offers.push({ tag, amount, rows: counted, requirement: requirementFor(tag, amount, opts) });
+    }
+    if (tag.quote === "limit" && limit !== null && tierApplies(tag, limit)) {
+      const amount = perRowAmount(tag, limit);
+      offers.push({ tag, amount, rows: null, upTo: limit, requirement: requirementFor(tag, amount, opts) });
     }
   }
   // An empty result still carries the table's schema: on a table whose metadata is sold, it is
-  // sold at the metadata price rather than per row (ARCHITECTURE.md §6, "Zero").
+  // sold at the metadata price rather than per row (ARCHITECTURE.md §6, "Zero"). LIMIT 0 is empty
+  // whatever the data.
   const metadata = tags.filter((tag): tag is MetadataPriceTag => tag.type === "metadata_price");
-  if (rowCount === 0 && metadata.length > 0 && perRow.length > 0) {
-    const flat = offers.filter((offer) => offer.rows === null);
+  if ((counted === 0 || limit === 0) && metadata.length > 0 && perRow.length > 0) {
+    const flat = offers.filter((offer) => offer.rows === null && offer.upTo === undefined);
     return cheapestFirst([...flat, ...metadata.map((tag) => ({ ...flatOffer(tag, opts), rows: 0 }))]);
   }
-  if (offers.length === 0 && rowCount !== null && perRow.length > 0) {
+  const byCount = perRow.filter((tag) => tag.quote === "count");
+  const byLimit = perRow.filter((tag) => tag.quote === "limit");
+  // Refused only once every tag could be priced: a count still to come may yet find a tier.
+  if (offers.length === 0 && perRow.length > 0 && (counted !== null || byCount.length === 0)) {
+    if (byCount.length === 0 && limit === null) {
+      throw new BadRequestError(
+        `This table is priced per row by the query's LIMIT, before any data is read: add LIMIT n (e.g. LIMIT 100) and pay for up to n rows (${byLimit.map(tierBounds).join(", or ")}).`,
+      );
+    }
+    const what = counted !== null ? `The query returns ${counted} rows` : `The query's LIMIT is ${limit}`;
     throw new BadRequestError(
-      `The query returns ${rowCount} rows, but this table is sold only for results of ${perRow.map(tierBounds).join(", or ")}: ` +
+      `${what}, but this table is sold only for results of ${perRow.map(tierBounds).join(", or ")}: ` +
         "change the WHERE clause or LIMIT so that the row count falls in one of these ranges.",
     );
   }
@@ -109,12 +137,19 @@ export interface PaymentRequiredBody {
 }
 
 /**
- * The 402 body. For per_row offers the description ends with ` - N rows` (ARCHITECTURE.md §6), so the
- * client sees what it is paying for; `error` is a sentence saying what to do next.
+ * The 402 body. For per_row offers the description ends with ` - N rows` (ARCHITECTURE.md §6), or
+ * ` - up to N rows` when priced by LIMIT, so the client sees what it is paying for; `error` is a
+ * sentence saying what to do next.
  */
 export function paymentRequiredBody(resource: PaidResource, offers: Offer[], error: string, extensions?: Record<string, unknown>): PaymentRequiredBody {
   const rows = offers.find((offer) => offer.rows !== null)?.rows;
-  const description = rows === undefined || rows === null ? resource.description : `${resource.description} - ${rows} rows`;
+  const upTo = offers.find((offer) => offer.upTo !== undefined)?.upTo;
+  const description =
+    rows !== undefined && rows !== null
+      ? `${resource.description} - ${rows} rows`
+      : upTo !== undefined
+        ? `${resource.description} - up to ${upTo} rows`
+        : resource.description;
   return {
     x402Version: 2,
     error,

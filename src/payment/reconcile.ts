@@ -86,7 +86,7 @@ async function resolve(deps: ReconcileDeps, record: PaymentRecord, found: Author
       );
     case "used": {
       const { hash: transaction, minedAt: settledAt } = found.transaction;
-      await deps.store.confirm(record.paymentKey, { transaction, payer: record.payer, settledAt, rows: record.rows });
+      await deps.store.confirm(record.paymentKey, { transaction, payer: record.payer, settledAt, rows: record.rows, answer: null });
       return step("confirmed", `used on chain in transaction ${transaction} (mined ${settledAt.toISOString()}): confirmed settled.`);
     }
     case "unproven": {

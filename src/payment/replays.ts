@@ -1,20 +1,22 @@
 /**
  * A payment presented again when the store already has a record of it (ARCHITECTURE.md §6 "Replay and
- * races", "Crashes"):
+ * races", "Crashes"; DESIGN.md §17 "A replay is the same answer"):
  *
  * - Settled: served again without a new charge only for the very same signed payment, for the same
- *   resource, within maxTimeoutSeconds of its settlement, and for per_row prices only while the
- *   result still has the rows paid for (a client that lost the response recovers it; the header is
- *   not a bearer token that buys the resource forever).
+ *   resource, within maxTimeoutSeconds of its settlement, at most `maxReplays` times, and only with
+ *   the answer it bought: the query is read again, held, and its bytes' digest compared with the
+ *   one recorded at settlement before anything is sent. The data changed: 402 with the current
+ *   offers. A client that lost the response recovers it; the header is not a bearer token that
+ *   buys fresh answers, or the resource, forever.
  * - Settling (the answer of /settle was lost, or the process died): the chain is asked (chain.ts).
- *   Transferred: the attempt becomes settled, and the buyer gets the data under the rules above
- *   (within maxTimeoutSeconds of the settlement, per_row only for the rows paid for), with no second
- *   transfer; a query that fails now is answered with its failure once the transfer is recorded.
- *   Cancelled or spent otherwise: the attempt is removed. Unused or unproven: the payment is tried
- *   again as that same attempt, which is never deleted by this request (an earlier /settle may
- *   still land).
+ *   Transferred: the attempt becomes settled with the answer read now, and the buyer gets it
+ *   (within maxTimeoutSeconds of the settlement; per row only for the rows the attempt was priced
+ *   for), with no second transfer; a query that fails now is answered with its failure once the
+ *   transfer is recorded. Cancelled or spent otherwise: the attempt is removed. Unused or unproven:
+ *   the payment is tried again as that same attempt, which is never deleted by this request (an
+ *   earlier /settle may still land).
  *
- * A refused request never changes the record.
+ * A refused request never changes the record (a replay's count excepted).
  */
 import { ResultNotHeldError, ServerError } from "../errors.ts";
 import type { ChainReader } from "./chain.ts";
@@ -30,6 +32,7 @@ export interface RecordedPaymentsDeps {
   store: PaymentStore;
   chain: ChainReader;
   maxTimeoutSeconds: number;
+  maxReplays: number;
   opts: OfferOptions;
   now: () => number;
   onEvent?: PaymentEventSink;
@@ -47,15 +50,6 @@ export function samePayment(recordKey: string, recordSignedPayload: string, key:
 export function createRecordedPayments(deps: RecordedPaymentsDeps) {
   const emit = deps.onEvent ?? (() => {});
 
-  /**
-   * Whether a recorded payment for a query is held to the rows it paid for: unless it paid what one
-   * of the query's fixed offers costs now (same amount, asset, network and recipient), it was priced
-   * by its rows. Read from the record, never from the `accepted` presented again: the signature
-   * does not cover it, so a buyer could name the fixed offer to lift the row check.
-   */
-  const paidPerRow = (work: PaidWork, record: PaymentRecord) =>
-    work.query !== null && !offersForQuery(work.tags, null, deps.opts).some((offer) => paysFixedOffer(record, offer));
-
   /** A result that cannot be held now is told as that of a settled payment: "nothing was charged" would be false. */
   const asSettled = (transaction: string) => (error: unknown) => {
     throw error instanceof ResultNotHeldError ? new ResultNotHeldError(MSG.notHeldAfterSettlement(transaction, deps.maxTimeoutSeconds)) : error;
@@ -66,13 +60,27 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
     if (deps.now() > record.settledAt.getTime() + deps.maxTimeoutSeconds * 1000) {
       return deps.quote(work, "replay-expired", MSG.replayExpired(deps.maxTimeoutSeconds));
     }
-    const rows = await work.execute().catch(asSettled(record.transaction));
-    if (paidPerRow(work, record) && record.rows !== null && rows !== record.rows) {
-      const fresh = offersForQuery(work.tags, rows ?? 0, deps.opts);
-      if (fresh.length === 0) return { kind: "free" };
-      return deps.required(work, fresh, "rows-changed", MSG.replayRowsChanged(record.rows, rows ?? 0));
+    // A query's answer is served again only in the form it was delivered in: checked before anything is read.
+    const answer = record.answer;
+    if (work.query !== null && answer !== null && answer.format !== work.format) return deps.quote(work, "replay-changed", MSG.replayFormat(answer.format));
+    // Counted before the read: a payment buys at most this many reads beyond its own.
+    if (!(await deps.store.countReplay(record.paymentKey, deps.maxReplays))) {
+      return deps.quote(work, "replays-exhausted", MSG.replaysExhausted(deps.maxReplays));
     }
-    emit({ type: "payment.settled", ...settledFacts(work, record), rows, via: "replay" });
+    const executed = await work.execute().catch(asSettled(record.transaction));
+    if (answer !== null) {
+      if (executed.answer?.digest !== answer.digest) return deps.quote(work, "replay-changed", MSG.replayChanged);
+    } else if (work.query !== null) {
+      // No answer was delivered yet (resume below could not), or an earlier version settled it:
+      // per row by count, only for the rows paid for; the first answer delivered is the one kept.
+      if (record.rows !== null && executed.rows !== record.rows) {
+        const fresh = offersForQuery(work.tags, { counted: executed.rows ?? 0, limit: work.limit ?? null }, deps.opts);
+        if (fresh.length === 0) return { kind: "free" };
+        return deps.required(work, fresh, "rows-changed", MSG.replayRowsChanged(record.rows, executed.rows ?? 0));
+      }
+      if (executed.answer !== null) await deps.store.recordAnswer(record.paymentKey, executed.answer, executed.rows);
+    }
+    emit({ type: "payment.settled", ...settledFacts(work, record), rows: executed.rows, via: "replay" });
     return { kind: "paid", receipt: { success: true, transaction: record.transaction, network: record.network, payer: record.payer } };
   }
 
@@ -94,25 +102,27 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
     // A query that fails now (a limit of this transport, the time limit) does not undo the transfer:
     // it is recorded first, then the failure is answered.
     let failure: unknown = null;
-    const rows = expired ? null : await work.execute().catch((error: unknown) => ((failure = error), null));
-    const changed = rows !== null && paidPerRow(work, record) && record.rows !== null && rows !== record.rows;
-    const recordedRows = rows === null || changed ? record.rows : rows;
+    const executed = expired ? null : await work.execute().catch((error: unknown) => ((failure = error), null));
+    // An attempt records the row count that priced it only for a per_row price by count.
+    const rows = executed?.rows ?? null;
+    const changed = rows !== null && record.rows !== null && rows !== record.rows;
+    const delivered = executed !== null && !changed;
     const transaction = state.transaction;
     try {
-      await deps.store.confirm(key, { transaction, payer: record.payer, settledAt, rows: recordedRows });
+      await deps.store.confirm(key, { transaction, payer: record.payer, settledAt, rows: delivered ? rows : record.rows, answer: delivered ? executed.answer : null });
     } catch (error) {
       const message = `payment ${key}, found settled on chain (${transaction}), could not be recorded: ${(error as Error).message}`;
       emit({ type: "ledger.alert", paymentKey: key, transaction, message });
       // The money has moved: never an error that says nothing was charged (as core.ts `settle`).
       throw new ServerError(`The payment was settled (transaction ${transaction}) but could not be recorded; the operator has been alerted.`);
     }
-    emit({ type: "payment.settled", ...settledFacts(work, { ...record, transaction }), rows: recordedRows, via: "recovery" });
+    emit({ type: "payment.settled", ...settledFacts(work, { ...record, transaction }), rows: delivered ? rows : record.rows, via: "recovery" });
     if (failure !== null) return asSettled(transaction)(failure);
     if (expired) return deps.quote(work, "replay-expired", MSG.replayExpired(deps.maxTimeoutSeconds));
     if (changed) {
-      const fresh = offersForQuery(work.tags, rows ?? 0, deps.opts);
+      const fresh = offersForQuery(work.tags, { counted: rows, limit: work.limit ?? null }, deps.opts);
       if (fresh.length === 0) return { kind: "free" };
-      return deps.required(work, fresh, "rows-changed", MSG.replayRowsChanged(record.rows!, rows ?? 0));
+      return deps.required(work, fresh, "rows-changed", MSG.replayRowsChanged(record.rows!, rows));
     }
     return { kind: "paid", receipt: { success: true, transaction, network: record.network, payer: record.payer } };
   }
@@ -124,16 +134,6 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
       return record.status === "settled" ? replay(work, record) : resume(work, payload, key, paymentId, record);
     },
   };
-}
-
-function paysFixedOffer(record: PaymentRecord, offer: Offer): boolean {
-  const { asset, network, payTo } = offer.requirement;
-  return (
-    offer.amount === record.amount &&
-    network === record.network &&
-    asset.toLowerCase() === record.asset.toLowerCase() &&
-    payTo.toLowerCase() === record.payTo.toLowerCase()
-  );
 }
 
 function settledFacts(work: PaidWork, record: PaymentRecord) {

@@ -49,10 +49,23 @@ export interface PaymentRecord {
   validBefore: bigint;
   /** JSON of the signed `payload` (signature and authorization), to recognise the same payment. */
   signedPayload: string;
+  /**
+   * The answer delivered for a settled query: the SHA-256 (hex) of its encoded bytes and the name of
+   * their format (formats/registry.ts), so that a replay serves that very answer (DESIGN.md §17 "A
+   * replay is the same answer"); null while settling, for metadata, and for records of earlier versions.
+   */
+  answer: DeliveredAnswer | null;
+  /** Times the settled payment has been served again (replays.ts, `limits.max_replays`). */
+  replays: number;
+}
+
+export interface DeliveredAnswer {
+  digest: string;
+  format: string;
 }
 
 /** What is known before settling: everything but the facilitator's answer. */
-export type SettlementAttempt = Omit<PaymentRecord, "status" | "transaction" | "settledAt"> & { attemptedAt: Date };
+export type SettlementAttempt = Omit<PaymentRecord, "status" | "transaction" | "settledAt" | "answer" | "replays"> & { attemptedAt: Date };
 
 export interface Settlement {
   transaction: string;
@@ -60,6 +73,8 @@ export interface Settlement {
   settledAt: Date;
   /** Rows delivered; null for metadata. */
   rows: number | null;
+  /** The answer delivered (a query's); null for metadata. */
+  answer: DeliveredAnswer | null;
 }
 
 export interface PaymentTotal {
@@ -100,6 +115,17 @@ export interface PaymentStore {
    * there is no `settling` attempt for the key.
    */
   confirm(paymentKey: string, settlement: Settlement): Promise<void>;
+  /**
+   * Counts one more replay of a settled payment, unless it has been served again `max` times
+   * already; false then. Atomic across every process sharing the store.
+   */
+  countReplay(paymentKey: string, max: number): Promise<boolean>;
+  /**
+   * Records the answer first delivered for a settled payment that had none (its settlement was
+   * recovered from the chain when its answer could not be delivered, or an earlier version settled
+   * it), with the rows delivered; a recorded answer is never replaced.
+   */
+  recordAnswer(paymentKey: string, answer: DeliveredAnswer, rows: number | null): Promise<void>;
   /** Deletes a `settling` attempt (nothing was charged); a settled record is never deleted. */
   abandon(paymentKey: string): Promise<void>;
   /** Settled payments, oldest first. */

@@ -6,6 +6,7 @@ import type { PriceTag } from "../config/types.ts";
 import type { Extensions } from "./extensions.ts";
 import type { ExactPaymentPayload } from "./payload.ts";
 import type { PaidResource, PaymentRequiredBody } from "./pricing.ts";
+import type { DeliveredAnswer } from "./store.ts";
 
 /** What is being sold, and how to do the work; the core calls these only when the payment allows. */
 export interface PaidWork {
@@ -14,21 +15,31 @@ export interface PaidWork {
   tableName: string;
   /** The SQL for a query; null for the metadata endpoint. */
   query: string | null;
+  /** The query's LIMIT, which prices per_row tags quoted by limit (null: none, or metadata). */
+  limit?: number | null;
   resource: PaidResource;
   /** x402 extensions advertised in every 402 of this work (payment/extensions.ts). */
   extensions?: Record<string, unknown>;
   /** The decoded, well-formed payment, or null when none was sent. */
   payload: ExactPaymentPayload | null;
-  /** `SELECT count(*)` over the query (cached by the query service), for per_row prices. */
+  /** `SELECT count(*)` over the query (cached by the query service), for per_row prices quoted by count. */
   countRows?: () => Promise<number>;
-  /** Runs the query (or builds the document) and holds the result; its row count (null for metadata). */
-  execute: () => Promise<number | null>;
+  /** The name of the answer's format (formats/registry.ts) for a query: a replay is served only in it. */
+  format?: string;
+  /** Runs the query (or builds the document) and holds the result. */
+  execute: () => Promise<ExecutedWork>;
   /** A provably cheap query (db/inline.ts): a fixed-price one may run while /verify is in flight. */
   executeEarly?: boolean;
   /** Aborted when the client has gone away: nothing is settled for a response nobody receives. */
   signal?: AbortSignal;
   /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
   verifyBudget?: VerifyBudget;
+}
+
+/** What the work produced: a query's row count and the fingerprint of its answer (both null for metadata). */
+export interface ExecutedWork {
+  rows: number | null;
+  answer: DeliveredAnswer | null;
 }
 
 /**

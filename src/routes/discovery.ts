@@ -6,7 +6,8 @@ import { publicUrl } from "../config/public-url.ts";
 import type { Config } from "../config/types.ts";
 import type { Catalog } from "../db/catalog.ts";
 import { ARROW_STREAM } from "../service/query-service.ts";
-import { requiresPayment, summaryPricing } from "../service/pricing-view.ts";
+import { queriesArePaid } from "../payment/terms.ts";
+import { summaryPricing } from "../service/pricing-view.ts";
 
 export function discoveryDocument(config: Config, catalog: Catalog, version: string) {
   return {
@@ -32,7 +33,7 @@ export function discoveryDocument(config: Config, catalog: Catalog, version: str
     tables: catalog.tables.map((table) => ({
       name: table.name,
       description: table.config.description,
-      requires_payment: requiresPayment(table.config.priceTags),
+      requires_payment: queriesArePaid(table.config.priceTags),
       details: `/api/table/${encodeURIComponent(table.name)}`,
       pricing: summaryPricing(table.config.priceTags),
     })),

@@ -4,16 +4,11 @@
  */
 import type { PriceTag } from "../config/types.ts";
 
-/** Querying needs payment when the table has a per_row or fixed tag (ARCHITECTURE.md §3). */
-export function requiresPayment(tags: PriceTag[]): boolean {
-  return tags.some((t) => t.type !== "metadata_price");
-}
-
 /** Element of `tables[].pricing` in the discovery document; metadata tags are omitted on purpose. */
 export function summaryPricing(tags: PriceTag[]): Record<string, string>[] {
   return tags.flatMap((tag): Record<string, string>[] => {
     const where = { token_address: tag.token.address, chain: String(tag.token.chainId), pay_to: tag.payTo };
-    if (tag.type === "per_row") return [{ model: "PerRow", amount_per_item: String(tag.amountPerItem), ...where }];
+    if (tag.type === "per_row") return [{ model: "PerRow", amount_per_item: String(tag.amountPerItem), quote: tag.quote, ...where }];
     if (tag.type === "fixed") return [{ model: "Fixed", amount: String(tag.amount), ...where }];
     return [];
   });
@@ -45,6 +40,9 @@ function pricingObject(tag: PriceTag) {
         min_items: tag.minItems ?? null,
         max_items: tag.maxItems ?? null,
         min_total_amount: tag.minTotalAmount === undefined ? null : String(tag.minTotalAmount),
+        // Beyond the spec's fields (DESIGN.md §17): "count" prices the rows returned, counted before
+        // payment (the quote tells the count); "limit" prices the query's LIMIT.
+        quote: tag.quote,
       };
     case "fixed":
       return { model: "Fixed", amount: String(tag.amount) };

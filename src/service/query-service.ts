@@ -12,12 +12,13 @@
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config, PriceTag } from "../config/types.ts";
 import type { BufferedResult, QueryExecutor, QueryResult } from "../db/execute.ts";
-import { BadRequestError, TooManyRowsError } from "../errors.ts";
+import { BadRequestError, ClientGoneError, PaidQueryFailedError, TooManyRowsError, ValueDoesNotFitError } from "../errors.ts";
 import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
 import type { VerifyBudget } from "../payment/work.ts";
 import { queryExtensions, type Extensions } from "../payment/extensions.ts";
 import type { ExactPaymentPayload } from "../payment/payload.ts";
 import type { PaidResource, PaymentRequiredBody } from "../payment/pricing.ts";
+import { queriesArePaid, quotesRevealNothing } from "../payment/terms.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 
@@ -93,14 +94,44 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
 
   /**
    * Under a cap, a query that its LIMIT does not bound is counted (cached) before anything is
-   * priced. Not on a table sold per query (fixed price, no per_row price): refused or not, the
-   * count would say for nothing how many rows any WHERE matches, which is the data it sells; such
-   * a query needs a LIMIT within the cap instead. A per_row quote states its count anyway.
+   * priced. Not on a table whose quotes tell nothing about the data: refused or not, the count
+   * would say for nothing how many rows any WHERE matches, which is the data it sells; such a
+   * query needs a LIMIT within the cap instead. A per_row quote by count states its count anyway.
    */
   async function checkCap(query: ValidatedQuery, cap: AnswerCap | undefined): Promise<void> {
     if (cap === undefined || (query.limit !== null && query.limit <= cap.max)) return;
-    if (soldPerQuery(query.table.config.priceTags)) throw new BadRequestError(cap.needsLimit);
+    if (quotesRevealNothing(query.table.config.priceTags)) throw new BadRequestError(cap.needsLimit);
     await countWithinLimit(query, cap);
+  }
+
+  /**
+   * On a table whose quotes tell nothing about the data, what could fail after payment depending
+   * on the data is refused before (DESIGN.md §17): a result over max_rows (a LIMIT within it is
+   * required; `LIMIT … OFFSET k` would otherwise say whether more than k + max_rows rows match)
+   * and the constructs that fail on a value (sql/data-failures.ts).
+   */
+  function checkSealed(query: ValidatedQuery): void {
+    const max = config.limits.maxRows;
+    if (query.limit === null || query.limit > max) {
+      throw new BadRequestError(
+        `Queries of table '${query.table.name}' need a LIMIT of at most ${max} (this table does not tell how many rows a query matches before payment): add LIMIT n, e.g. LIMIT ${Math.min(max, 1000)}`,
+      );
+    }
+    if (query.failsOnData !== null) throw new BadRequestError(`On table '${query.table.name}', ${query.failsOnData}`);
+  }
+
+  /**
+   * A failure after /verify on such a table gets one answer (PaidQueryFailedError), sent no earlier
+   * than the time limit would have expired from `started`. A client that left and faults of the
+   * server (500, 503) are not the data's doing and keep their own answers.
+   */
+  async function asPaidFailure(error: unknown, started: number): Promise<never> {
+    const fromData = (error instanceof BadRequestError && !(error instanceof ClientGoneError)) || error instanceof ValueDoesNotFitError;
+    if (!fromData) throw error;
+    const timeLimitMs = config.limits.queryTimeoutMs;
+    const wait = started + timeLimitMs - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
+    throw new PaidQueryFailedError(timeLimitMs);
   }
 
   /** The whole result, refused if it is over the limits (the data may have changed since a count). */
@@ -125,10 +156,13 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       const data = (result: QueryResult, receipt: SettlementReceipt | null): QueryAnswer => ({ kind: "data", table, format, result, receipt });
       const tags = query.table.config.priceTags;
       const cap = request.answerCap;
+      const sealed = quotesRevealNothing(tags);
+      // A transport's cap first: its refusal names the cap a LIMIT must be within.
       await checkCap(query, cap);
+      if (sealed) checkSealed(query);
       // Under a cap the whole (small) result is read and checked; otherwise it streams.
       const deliver = async () => (cap === undefined ? executor.stream(query, format) : (await collectWithinLimit(query, cap, format, request.signal)).result);
-      if (!tags.some((tag) => tag.type !== "metadata_price")) return data(await deliver(), null);
+      if (!queriesArePaid(tags)) return data(await deliver(), null);
       const resource = { url: request.resourceUrl, description: config.payment.defaultDescription, mimeType: format.mediaType };
       const extensions = queryExtensions({
         sql: request.sql,
@@ -152,6 +186,8 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         tags,
         tableName: table,
         query: request.sql,
+        limit: query.limit,
+        format: format.name,
         resource,
         extensions,
         payload: payment,
@@ -161,15 +197,16 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
         executeEarly: executor.isSmall(query),
         // A result over the limits fails here, after /verify and before /settle: never charged.
         execute: async () => {
+          const started = performance.now();
           try {
             // Read only while its buyer waits: a client gone stops the read (nothing is settled).
             releaseHeld();
             const read = await collectWithinLimit(query, cap, format, readSignal);
             if (outcomeKnown.signal.aborted) read.release();
             else held = read;
-            return read.rows;
+            return { rows: read.rows, answer: { digest: read.digest, format: format.name } };
           } catch (error) {
-            throw error instanceof TooManyRowsError && soldPerQuery(tags) ? error.withoutCount() : error;
+            return sealed ? asPaidFailure(error, started) : Promise.reject(error);
           }
         },
       })
@@ -192,11 +229,6 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       return data(await deliver(), receipt);
     },
   };
-}
-
-/** A fixed price and no per_row price: what is sold is the rows, and their count is not told before payment. */
-function soldPerQuery(tags: PriceTag[]): boolean {
-  return tags.some((tag) => tag.type === "fixed") && !tags.some((tag) => tag.type === "per_row");
 }
 
 /** The result's Arrow fields, as the table endpoint describes them (ARCHITECTURE.md §3). */

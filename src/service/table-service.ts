@@ -13,7 +13,8 @@ import { metadataExtensions } from "../payment/extensions.ts";
 import type { ExactPaymentPayload } from "../payment/payload.ts";
 import type { VerifyBudget } from "../payment/work.ts";
 import type { PaymentRequiredBody } from "../payment/pricing.ts";
-import { priceTagView, requiresPayment } from "./pricing-view.ts";
+import { queriesArePaid } from "../payment/terms.ts";
+import { priceTagView } from "./pricing-view.ts";
 
 export interface TableServiceDeps {
   config: Config;
@@ -61,7 +62,7 @@ export function createTableService(deps: TableServiceDeps): TableService {
         payload: request.payment,
         signal: request.signal,
         verifyBudget: request.verifyBudget,
-        execute: async () => null,
+        execute: async () => ({ rows: null, answer: null }),
       });
       if (outcome.kind === "payment-required") return { kind: "payment-required", body: outcome.body, settlement: outcome.settlement };
       return { kind: "document", document: tableDocument(table), receipt: outcome.kind === "paid" ? outcome.receipt : null };
@@ -73,7 +74,7 @@ export function tableDocument(table: TableInfo) {
   return {
     table_name: table.name,
     price_tags: table.config.priceTags.map(priceTagView),
-    requires_payment: requiresPayment(table.config.priceTags),
+    requires_payment: queriesArePaid(table.config.priceTags),
     description: table.config.description,
     schema: {
       fields: table.columns.map((column) => ({

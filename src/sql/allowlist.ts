@@ -136,6 +136,11 @@ export const LIMITS = {
    * budgeted tries nor in a worker told to stop.
    */
   maxRowWork: 10_000_000,
+  /**
+   * The longest LIKE or GLOB pattern: SQLite's SQLITE_LIMIT_LIKE_PATTERN_LENGTH, past which the
+   * query fails ("LIKE or GLOB pattern too complex") as soon as a row reaches it (growth.ts).
+   */
+  maxLikePatternBytes: 50_000,
   /** The same for each byte of the longest value stored (a 1 MB literal searched in a column: refused). */
   maxRowWorkPerValueByte: 100_000,
   /** The same for the square of that length (a column searched in a column: 1). */

@@ -16,6 +16,7 @@ import type { FromClause, LimitClause, Node, OrderByClause, SelectClause, Select
 import type { Catalog, TableInfo } from "../catalog.ts";
 import { ALLOWED_NODES, LIMITS } from "./allowlist.ts";
 import { checkExpression } from "./expression.ts";
+import { firstDataFailure } from "./data-failures.ts";
 import { checkWhereCost, isCheapPerRow } from "./growth.ts";
 import { readLimit } from "./limit.ts";
 import { foldCase, identifierName, resolveColumn, sameName, type Scope } from "./names.ts";
@@ -48,9 +49,11 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
   const scope: Scope = { table: resolveTable(clauses.from, catalog, sql), sql };
   const columns = checkSelectList(clauses.select, scope);
   let cheapPerRow = true;
+  let failsOnData: string | null = null;
   if (clauses.where) {
     checkExpression(clauses.where.expr, scope, 1);
     cheapPerRow = isCheapPerRow(checkWhereCost(clauses.where.expr, sql).work);
+    failsOnData = firstDataFailure(clauses.where.expr, scope);
   }
   if (clauses.order) checkOrderBy(clauses.order, columns, scope);
   const { limit, offset } = clauses.limit ? readLimit(clauses.limit, scope) : { limit: null, offset: null };
@@ -73,6 +76,7 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
     cheapPerRow,
     ordered: clauses.order !== undefined,
     readsClock: scope.readsClock === true,
+    failsOnData,
     selectListEnd: clauses.select.columns!.range![1] - start,
   };
 }

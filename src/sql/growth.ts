@@ -114,7 +114,15 @@ function boundOf(node: Node, sql: string, work: RowWork): Bound {
       const right = check(node.right);
       // `pattern ESCAPE '!'`: the pattern is what LIKE compares.
       if (operator === "ESCAPE") return left;
-      if (SEARCH_OPERATORS.has(operator)) addWork(work, left, right, node, sql);
+      if (SEARCH_OPERATORS.has(operator)) {
+        if (right.bytes > LIMITS.maxLikePatternBytes) {
+          refuse(
+            `The ${operator.replace("NOT ", "")} pattern in '${sourceOf(node, sql)}' can be ${right.bytes.toLocaleString("en-US")} bytes long; ` +
+              `SQLite refuses patterns over ${LIMITS.maxLikePatternBytes.toLocaleString("en-US")} bytes: use a shorter pattern`,
+          );
+        }
+        addWork(work, left, right, node, sql);
+      }
       return operator === "||" ? add(left, right) : SHORT;
     }
     case "between_expr":

@@ -30,6 +30,12 @@ export interface ValidatedQuery {
   cheapPerRow: boolean;
   /** Whether the WHERE calls a date/time function: its rows can change while the data does not. */
   readsClock: boolean;
+  /**
+   * The first construct of the WHERE that can fail on some stored value (sql/data-failures.ts), as a
+   * sentence saying what to write instead; null when none can. Refused on tables whose quotes tell
+   * nothing about the data (DESIGN.md §17).
+   */
+  failsOnData: string | null;
   /** Where the select list ends in `sql`: rowidSql appends the rowid there. */
   selectListEnd: number;
 }

@@ -50,6 +50,8 @@ const CASES: [string, unknown, string, string][] = [
   ["unknown tag type", table([perRow({ type: "per_rows" })]), "tables[0].price_tags[0].type", "must be one of per_row, fixed, metadata_price"],
   ["missing tag type", table([{ pay_to: PAY_TO, token: "usdc/base", amount: "1" }]), "tables[0].price_tags[0].type", "is required; write one of per_row, fixed, metadata_price"],
   ["tag not a mapping", table(["per_row"]), "tables[0].price_tags[0]", "write a mapping with a type"],
+  ["per_row quote not count or limit", table([perRow({ quote: "rows" })]), "tables[0].price_tags[0].quote", "write count or limit"],
+  ["quote on a fixed tag", table([{ type: "fixed", pay_to: PAY_TO, token: "usdc/base", amount: "1", quote: "limit" }]), "tables[0].price_tags[0].quote", "unknown key"],
   ["fixed without amount", table([{ type: "fixed", pay_to: PAY_TO, token: "usdc/base" }]), "tables[0].price_tags[0].amount", "is required"],
   // Amounts
   ["amount as a YAML number", table([perRow({ amount_per_item: 0.002 })]), "tables[0].price_tags[0].amount_per_item", 'write the amount as a quoted decimal string, e.g. "0.002"'],

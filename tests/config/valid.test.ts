@@ -25,7 +25,7 @@ describe("a minimal config gets every default", () => {
       database: { sqlite: `${BASE}/db.sqlite` },
       payment: { maxTimeoutSeconds: 300, defaultDescription: "Query execution payment" },
       ledger: { path: `${BASE}/arrow402-ledger.sqlite` },
-      limits: { maxRows: 1000000, queryTimeoutMs: 10000, maxQueryBytes: 16384, maxConcurrentPerClient: 0, sendTimeoutMs: 60000, spillBudgetMb: 4096, receiveTimeoutMs: 10000, keepAliveSeconds: 75, maxRefusedPaymentsPerMinute: 0, clientIpv6Prefix: 64, mcpMaxRows: 1000, mcpMaxBytes: 1048576 },
+      limits: { maxRows: 1000000, queryTimeoutMs: 10000, maxQueryBytes: 16384, maxConcurrentPerClient: 0, sendTimeoutMs: 60000, spillBudgetMb: 4096, receiveTimeoutMs: 10000, keepAliveSeconds: 75, maxRefusedPaymentsPerMinute: 0, clientIpv6Prefix: 64, mcpMaxRows: 1000, mcpMaxBytes: 1048576, maxReplays: 3 },
       rpcUrls: DEFAULT_RPC_URLS,
       tokens: BUILTIN_TOKENS,
       tables: [{ name: "items", description: "", columns: {}, priceTags: [] }],
@@ -78,8 +78,8 @@ describe("the full example of ARCHITECTURE.md §2", () => {
         description: "DEX swaps",
         columns: { amount_usd: "Swap size in US dollars" },
         priceTags: [
-          { type: "per_row", payTo, token: baseSepolia, amountPerItem: 2000n, isDefault: true },
-          { type: "per_row", payTo, token: baseSepolia, amountPerItem: 1000n, minItems: 100, isDefault: false },
+          { type: "per_row", payTo, token: baseSepolia, amountPerItem: 2000n, quote: "count", isDefault: true },
+          { type: "per_row", payTo, token: baseSepolia, amountPerItem: 1000n, quote: "count", minItems: 100, isDefault: false },
           { type: "fixed", payTo, token: base, amount: 1000000n, description: "Any query, flat", isDefault: false },
           { type: "metadata_price", payTo, token: base, amount: 10000n },
         ],
@@ -136,8 +136,18 @@ describe("resolution rules", () => {
       maxItems: 500,
       minTotalAmount: 50000n,
       description: "Bulk",
+      quote: "count",
       isDefault: true,
     });
+  });
+
+  test.each([
+    [undefined, "count"],
+    ["count", "count"],
+    ["limit", "limit"],
+  ])("per_row quote %p resolves to %p", (quote, expected) => {
+    const [tag] = resolve(minimal({ tables: [{ name: "items", price_tags: [perRow(quote === undefined ? {} : { quote })] }] })).tables[0]!.priceTags;
+    expect(tag).toMatchObject({ type: "per_row", quote: expected });
   });
 
   test("lowercase pay_to is checksummed", () => {

@@ -17,12 +17,12 @@ test("amounts are exact, with at least two decimals", () => {
 
 test("each kind of price tag reads as a sentence", () => {
   const tags: [PriceTag, string][] = [
-    [{ type: "per_row", payTo, token: sepolia, amountPerItem: 2000n, isDefault: true }, "0.002 USDC per row on Base Sepolia"],
+    [{ type: "per_row", payTo, token: sepolia, amountPerItem: 2000n, quote: "count", isDefault: true }, "0.002 USDC per row on Base Sepolia"],
     [
-      { type: "per_row", payTo, token: sepolia, amountPerItem: 1000n, minItems: 100, maxItems: 5000, minTotalAmount: 100_000n, isDefault: false },
+      { type: "per_row", payTo, token: sepolia, amountPerItem: 1000n, quote: "count", minItems: 100, maxItems: 5000, minTotalAmount: 100_000n, isDefault: false },
       "0.001 USDC per row on Base Sepolia, for results of 100 rows to 5,000 rows, minimum 0.10 USDC",
     ],
-    [{ type: "per_row", payTo, token: sepolia, amountPerItem: 1000n, minItems: 1, isDefault: false }, "0.001 USDC per row on Base Sepolia, for results of 1 row or more"],
+    [{ type: "per_row", payTo, token: sepolia, amountPerItem: 1000n, quote: "count", minItems: 1, isDefault: false }, "0.001 USDC per row on Base Sepolia, for results of 1 row or more"],
     [{ type: "fixed", payTo, token: base, amount: 1_000_000n, isDefault: false }, "1.00 USDC per query on Base"],
     [{ type: "metadata_price", payTo, token: base, amount: 10_000n }, "0.01 USDC for the table's metadata on Base"],
   ];

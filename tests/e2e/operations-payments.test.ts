@@ -14,7 +14,7 @@ import { PAY_TO } from "../support/fixtures.ts";
 import { scrape } from "../ops/support.ts";
 import type { Exposition } from "../ops/exposition.ts";
 
-const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 20 AND 29";
+const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 20 AND 29 LIMIT 100";
 const FLAT_UNITS = 50_000;
 
 let sandbox: PaidSandbox;

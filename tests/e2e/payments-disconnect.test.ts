@@ -20,7 +20,7 @@ usePaidSandbox((started, paid) => {
   server = paid;
 });
 
-const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 20 AND 29";
+const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 20 AND 29 LIMIT 100";
 /** Bounds the wait for the first request to finish on the server (it holds the payment until then). */
 const MAX_POLLS = 100;
 
@@ -86,7 +86,7 @@ test("a buyer who leaves while a large paid result is read stops the read: it is
   ];
   const bulky = await sandbox.serve({ tables, limits: { query_timeout_ms: 30_000 } });
   try {
-    const url = queryUrl(bulky.url, "SELECT id, body FROM bulky");
+    const url = queryUrl(bulky.url, "SELECT id, body FROM bulky LIMIT 20000");
     const payer = await newPayer(devnet, 1_000_000n);
     const header = encodePayment(await payer.sign(await paymentRequired(url)));
     const finished = new Promise<void>((resolve) =>

@@ -29,7 +29,7 @@ async function snapshot(payer: Payer) {
 describe("every 402 advertises bazaar and payment-identifier", () => {
   test.each([
     ["a per_row query", () => queryUrl(server.url, "SELECT id FROM items WHERE id < 4"), "arrow"],
-    ["a fixed-price query", () => queryUrl(server.url, "SELECT id FROM flat_items WHERE id < 4"), "arrow"],
+    ["a fixed-price query", () => queryUrl(server.url, "SELECT id FROM flat_items WHERE id < 4 LIMIT 100"), "arrow"],
     ["the metadata endpoint", () => `${server.url}/api/table/items`, "json"],
   ])("%s", async (_, url, outputType) => {
     const { extensions } = (await paymentRequired(url())) as { extensions: Record<string, unknown> };
@@ -42,7 +42,7 @@ describe("every 402 advertises bazaar and payment-identifier", () => {
   });
 
   test("the bazaar example of a query is the Arrow schema of the result it sells", async () => {
-    const url = queryUrl(server.url, "SELECT id AS item, price, category FROM flat_items WHERE id <= 3");
+    const url = queryUrl(server.url, "SELECT id AS item, price, category FROM flat_items WHERE id <= 3 LIMIT 100");
     const { extensions } = (await paymentRequired(url)) as { extensions: any };
     const payer = await newPayer(sandbox.devnet, FUNDS);
     const { table } = await arrowResult(await payer.fetch(url));

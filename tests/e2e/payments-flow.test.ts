@@ -196,7 +196,7 @@ describe("per_row query", () => {
 describe("fixed price", () => {
   test("a flat-priced query: 402 at the fixed amount without counting, paid, 200 Arrow, exact balances", async () => {
     const { devnet } = sandbox;
-    const sql = "SELECT id, name, category FROM flat_items WHERE category = 'a' ORDER BY id DESC";
+    const sql = "SELECT id, name, category FROM flat_items WHERE category = 'a' ORDER BY id DESC LIMIT 100";
     const url = queryUrl(server.url, sql);
     const quoted = await paymentRequired(url);
     expect(quoted.accepts).toEqual([offer(PRICES.flat.units)]);

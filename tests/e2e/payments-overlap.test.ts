@@ -5,8 +5,10 @@
  * leaves no attempt behind, a settled one is recorded with the rows delivered — no data leaves
  * unpaid, and a query that fails is never charged.
  */
-import { describe, expect, test } from "bun:test";
-import { type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { PaidQueryFailedError } from "../../src/errors.ts";
+import { PRICES, TOKEN_KEY, defaultTables, type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
 import { arrowResult, decodeHeader, newPayer, queryUrl, type Payer } from "../support/paying.ts";
 
 let sandbox: PaidSandbox;
@@ -18,9 +20,10 @@ usePaidSandbox((started, paid) => {
 });
 
 const FUNDS = 1_000_000n;
-const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 40 AND 46";
-/** Fails while running (integer overflow in abs()), after validation. */
-const FAILING_SQL = "SELECT id, name FROM flat_items WHERE abs(-9223372036854775808) > 0 AND id BETWEEN 40 AND 46";
+const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 40 AND 46 LIMIT 100";
+/** Fails while running, after validation: its one row holds a DATE that is not a date (flat_dates, below). */
+const FAILING_SQL = "SELECT id, d FROM flat_dates WHERE id = 1 LIMIT 1";
+const TIME_LIMIT_MS = 1_000;
 
 /**
  * Holds /verify until the server's attempt row is on disk (bounded wait), counts the unconfirmed
@@ -79,23 +82,34 @@ describe("while /verify is in flight", () => {
 });
 
 describe("a fixed-price query that fails while running", () => {
+  let failing: PaidServer;
+  beforeAll(async () => {
+    const db = new Database(sandbox.databasePath, { readwrite: true });
+    db.run("CREATE TABLE flat_dates (id INTEGER PRIMARY KEY, d DATE)");
+    db.run("INSERT INTO flat_dates VALUES (1, 'not a date')");
+    db.close();
+    const tag = { type: "fixed", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount: PRICES.flat.config };
+    failing = await sandbox.serve({ limits: { query_timeout_ms: TIME_LIMIT_MS }, tables: [...defaultTables(sandbox.devnet.payTo), { name: "flat_dates", price_tags: [tag] }] });
+  });
+  afterAll(() => failing?.stop());
+
   test("fails, and /verify refuses the payment: the refusal is the answer (402), the query's failure is discarded", async () => {
     const payer = await newPayer(sandbox.devnet, 0n);
-    const unconfirmedBefore = server.unconfirmedRows().length;
-    const response = await payer.fetch(queryUrl(server.url, FAILING_SQL));
+    const unconfirmedBefore = failing.unconfirmedRows().length;
+    const response = await payer.fetch(queryUrl(failing.url, FAILING_SQL));
     expect(response.status).toBe(402);
     expect((await response.json()).error).toContain("not verified");
     expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
-    expect(server.unconfirmedRows()).toHaveLength(unconfirmedBefore);
+    expect(failing.unconfirmedRows()).toHaveLength(unconfirmedBefore);
   });
 
-  test("fails, and /verify accepts the payment: 400, never settled, nothing charged, no attempt left", async () => {
+  test("fails, and /verify accepts the payment: the one 400 of a failure after payment, never settled, nothing charged, no attempt left", async () => {
     const payer = await newPayer(sandbox.devnet, FUNDS);
-    const before = { settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) };
-    const response = await payer.fetch(queryUrl(server.url, FAILING_SQL));
+    const before = { settled: failing.ledgerRows().length, unconfirmed: failing.unconfirmedRows().length, ...(await balances(payer)) };
+    const response = await payer.fetch(queryUrl(failing.url, FAILING_SQL));
     expect(response.status).toBe(400);
-    expect(await response.text()).toContain("integer overflow");
+    expect(await response.text()).toBe(new PaidQueryFailedError(TIME_LIMIT_MS).message);
     expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
-    expect({ settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) }).toEqual(before);
+    expect({ settled: failing.ledgerRows().length, unconfirmed: failing.unconfirmedRows().length, ...(await balances(payer)) }).toEqual(before);
   });
 });

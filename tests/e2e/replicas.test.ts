@@ -34,7 +34,7 @@ interface Replica {
 let a: Replica;
 let b: Replica;
 
-const sqlFor = (maxId: number) => `SELECT id, name, price FROM flat_items WHERE id <= ${maxId} ORDER BY id`;
+const sqlFor = (maxId: number) => `SELECT id, name, price FROM flat_items WHERE id <= ${maxId} ORDER BY id LIMIT 100`;
 /** The query's URL on one replica (the resource itself is named by PUBLIC_URL). */
 const on = (replica: Replica, sql: string) => queryUrl(replica.server.url, sql);
 

@@ -11,7 +11,7 @@ import { SANDBOX_START_TIMEOUT_MS, startPaidSandbox, type PaidSandbox } from "..
 import { arrowResult, decodeHeader, encodePayment, newPayer, paymentRequired, queryUrl } from "../support/paying.ts";
 import { refusesConnections, spawnServe, type ServeProcess } from "../ops/serve-process.ts";
 
-const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 20 AND 29";
+const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 20 AND 29 LIMIT 100";
 const FLAT_UNITS = 50_000n;
 
 let sandbox: PaidSandbox;

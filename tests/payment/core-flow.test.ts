@@ -85,7 +85,7 @@ describe("paying", () => {
       query: null,
       resource: { url: "http://localhost:4021/api/table/swaps", description: "Table metadata", mimeType: "application/json" },
       payload: null,
-      execute: async () => null,
+      execute: async () => ({ rows: null, answer: null }),
     };
     const { body } = expect402(await h.core.process(work));
     expect(body.resource.mimeType).toBe("application/json");

@@ -71,6 +71,7 @@ export function useHarness(): Harness {
         chain: createChainReader(options.rpc === false ? {} : { [h.devnet.chainId]: h.devnet.rpcUrl }),
         maxTimeoutSeconds: 300,
         claimTtlMs: 60_000,
+        maxReplays: 3,
         onEvent: (event) => h.events.push(event),
         now: () => h.clock ?? Date.now(),
       });
@@ -94,6 +95,7 @@ export function queryWork(maxId: number, tags: PriceTag[], payload: ExactPayment
     query: sql,
     resource: { url: `http://localhost:4021/api/query?query=${encodeURIComponent(sql)}`, description: "DEX swaps", mimeType: ARROW },
     payload,
+    format: "arrow",
     executeEarly,
     countRows: async () => {
       calls.count += 1;
@@ -101,7 +103,9 @@ export function queryWork(maxId: number, tags: PriceTag[], payload: ExactPayment
     },
     execute: async () => {
       calls.run += 1;
-      return data.query(sql).all().length;
+      const rows = data.query(sql).all();
+      // The answer's fingerprint: the rows as JSON (the server's is the digest of their encoded bytes).
+      return { rows: rows.length, answer: { digest: new Bun.CryptoHasher("sha256").update(JSON.stringify(rows)).digest("hex"), format: "arrow" } };
     },
   };
   return { work, calls };

@@ -79,20 +79,49 @@ describe("a settled payment presented again", () => {
     expect(await h.store.list()).toHaveLength(1);
   });
 
-  test("per_row: only while the result still has the rows paid for; else 402 with the offers for the new rows", async () => {
+  test("only with the answer it bought: the data changed, 402 with the current offers; the same data again, served", async () => {
     const { body } = expect402(await h.core.process(queryWork(30, perRowTags(h), null, h).work));
     const { payload } = await signFirst(h, body);
     expectPaid(await h.core.process(queryWork(30, perRowTags(h), payload, h).work));
     h.data.run("DELETE FROM swaps WHERE id = 30");
     try {
       const refused = expect402(await h.core.process(queryWork(30, perRowTags(h), payload, h).work));
-      expect(refused.body.error).toBe(PAYMENT_MESSAGES.replayRowsChanged(30, 29));
+      expect(refused.body.error).toBe(PAYMENT_MESSAGES.replayChanged);
       expect(refused.body.accepts.map((a) => a.amount)).toEqual(["2900"]);
     } finally {
       h.data.run("INSERT INTO swaps (id, amount_usd) VALUES (30, 45)");
     }
     expectPaid(await h.core.process(queryWork(30, perRowTags(h), payload, h).work));
     expect(await h.store.list()).toHaveLength(1);
+  });
+});
+
+describe("a settled payment presented again, bounded (DESIGN.md §17)", () => {
+  test("served again at most maxReplays times (3); then 402, nothing run, however often it comes", async () => {
+    const { payload } = await settledFixed(h, 5);
+    for (let i = 0; i < 3; i++) expectPaid(await h.core.process(queryWork(5, fixedTags(h), payload, h).work));
+    for (let i = 0; i < 2; i++) {
+      const { work, calls } = queryWork(5, fixedTags(h), payload, h);
+      expect(expect402(await h.core.process(work)).body.error).toBe(PAYMENT_MESSAGES.replaysExhausted(3));
+      expect(calls.run).toBe(0);
+    }
+    expect((await h.store.list()).map((record) => record.replays)).toEqual([3]);
+    expect(h.proxy.requests).toEqual([]);
+  });
+
+  test("only in the form it was delivered in: another format is a 402 naming it, nothing run, not counted", async () => {
+    const { payload } = await settledFixed(h, 4);
+    const { work, calls } = queryWork(4, fixedTags(h), payload, h);
+    expect(expect402(await h.core.process({ ...work, format: "csv" })).body.error).toBe(PAYMENT_MESSAGES.replayFormat("arrow"));
+    expect(calls.run).toBe(0);
+    expect((await h.store.list()).map((record) => record.replays)).toEqual([0]);
+  });
+
+  test("the answer recorded at settlement is the one compared: the digest of what was delivered", async () => {
+    const { payload } = await settledFixed(h, 3);
+    const [record] = await h.store.list();
+    const { work } = queryWork(3, fixedTags(h), null, h);
+    expect(record!.answer).toEqual((await work.execute()).answer);
   });
 });
 

@@ -112,7 +112,7 @@ function startCdpFacilitator(key: TestKey) {
 let payload: ExactPaymentPayload;
 let requirements: PaymentRequirements;
 beforeAll(async () => {
-  const offers = offersForQuery([fixed(1000n)], null, { maxTimeoutSeconds: 300 });
+  const offers = offersForQuery([fixed(1000n)], { counted: null, limit: null }, { maxTimeoutSeconds: 300 });
   const body = paymentRequiredBody({ url: "http://localhost/api/query?query=x", description: "test", mimeType: "application/json" }, offers, "");
   payload = decodePaymentSignature(await payingClient(privateKeyToAccount(generatePrivateKey())).sign(body));
   requirements = offers[0]!.requirement;

@@ -31,7 +31,7 @@ beforeAll(async () => {
     fetch: () => new Response(reply.body, { status: reply.status, headers: { "content-type": "application/json" } }),
   });
   const account = privateKeyToAccount(generatePrivateKey());
-  const offers = offersForQuery([fixed(1000n)], null, { maxTimeoutSeconds: 300 });
+  const offers = offersForQuery([fixed(1000n)], { counted: null, limit: null }, { maxTimeoutSeconds: 300 });
   const body = paymentRequiredBody({ url: "http://localhost/api/query?query=x", description: "test", mimeType: "application/json" }, offers, "");
   payload = decodePaymentSignature(await payingClient(account).sign(body));
   requirements = offers[0]!.requirement;

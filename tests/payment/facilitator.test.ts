@@ -27,7 +27,7 @@ afterAll(async () => {
 
 /** A payment of `amount` from `account` to the devnet recipient, as the x402 client creates it. */
 async function payment(amount: bigint, account = devnet.payer) {
-  const offers = offersForQuery([fixed(amount, { token: devnetToken(devnet), payTo: devnet.payTo })], null, { maxTimeoutSeconds: 300 });
+  const offers = offersForQuery([fixed(amount, { token: devnetToken(devnet), payTo: devnet.payTo })], { counted: null, limit: null }, { maxTimeoutSeconds: 300 });
   const body = paymentRequiredBody({ url: "http://localhost/api/query?query=x", description: "test", mimeType: "application/json" }, offers, "");
   const header = await payingClient(privateKeyToAccount(account.privateKey)).sign(body);
   return { payload: decodePaymentSignature(header), requirements: offers[0]!.requirement };

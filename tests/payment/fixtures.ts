@@ -30,7 +30,7 @@ export const EIGHTEEN: TokenInfo = {
 };
 
 export function perRow(amountPerItem: bigint, extra: Partial<PerRowPriceTag> = {}): PerRowPriceTag {
-  return { type: "per_row", payTo: PAY_TO, token: USDC_BASE_SEPOLIA, amountPerItem, isDefault: false, ...extra };
+  return { type: "per_row", payTo: PAY_TO, token: USDC_BASE_SEPOLIA, amountPerItem, quote: "count", isDefault: false, ...extra } as PerRowPriceTag;
 }
 
 export function fixed(amount: bigint, extra: Partial<FixedPriceTag> = {}): FixedPriceTag {

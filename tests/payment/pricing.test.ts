@@ -5,7 +5,7 @@ import { findOffer, offersForMetadata, offersForQuery, paymentRequiredBody } fro
 import { EIGHTEEN, OTHER_PAY_TO, PAY_TO, USDC_BASE_SEPOLIA, fixed, metadata, perRow } from "./fixtures.ts";
 
 const opts = { maxTimeoutSeconds: 300 };
-const amounts = (tags: PriceTag[], rows: number | null) => offersForQuery(tags, rows, opts).map((o) => o.requirement.amount);
+const amounts = (tags: PriceTag[], rows: number | null) => offersForQuery(tags, { counted: rows, limit: null }, opts).map((o) => o.requirement.amount);
 
 describe("per_row tiers", () => {
   const standard = perRow(2000n, { isDefault: true });
@@ -25,7 +25,7 @@ describe("per_row tiers", () => {
   });
 
   test("the row count outside every tier and no fixed tag is a 400 naming the tiers' bounds", () => {
-    const call = () => offersForQuery([small, medium], 100, opts);
+    const call = () => offersForQuery([small, medium], { counted: 100, limit: null }, opts);
     expect(call).toThrow(BadRequestError);
     expect(call).toThrow(/100 rows.*at most 10 rows.*11 to 99 rows/);
   });
@@ -60,7 +60,7 @@ describe("zero rule: the cheapest offer at 0 means served free, never quoted at 
     ["a fixed tag at 0, not counted", [fixed(0n)], null],
     ["no tags at all", [], 12],
   ] as const)("%s", (_name, tags, rows) => {
-    expect(offersForQuery([...tags], rows, opts)).toEqual([]);
+    expect(offersForQuery([...tags], { counted: rows, limit: null }, opts)).toEqual([]);
   });
 
   test("an empty result with a minimum is not free", () => {
@@ -89,14 +89,14 @@ describe("ordering", () => {
     [[OTHER_PAY_TO, PAY_TO]],
   ] as const)("ties keep config order %#", (order) => {
     const tags = [fixed(7000n, { payTo: order[0] }), perRow(100n, { payTo: order[1] })];
-    expect(offersForQuery(tags, 70, opts).map((o) => o.requirement.payTo)).toEqual([...order]);
+    expect(offersForQuery(tags, { counted: 70, limit: null }, opts).map((o) => o.requirement.payTo)).toEqual([...order]);
   });
 
   test("tokens with different decimals are compared by value, not by raw units", () => {
     const oneDai = fixed(10n ** 18n, { token: EIGHTEEN });
     const twoUsdc = fixed(2_000_000n);
     const halfUsdc = fixed(500_000n);
-    const offers = offersForQuery([twoUsdc, oneDai, halfUsdc], null, opts);
+    const offers = offersForQuery([twoUsdc, oneDai, halfUsdc], { counted: null, limit: null }, opts);
     expect(offers.map((o) => o.requirement.amount)).toEqual(["500000", (10n ** 18n).toString(), "2000000"]);
   });
 });
@@ -114,7 +114,7 @@ describe("requirements", () => {
   const lower = perRow(4n, { payTo: "0xabcdefabcdefabcdefabcdefabcdefabcdefabcd" });
 
   test("keys in a fixed order, addresses checksummed, amount an integer string", () => {
-    const [offer] = offersForQuery([lower], 1000, { maxTimeoutSeconds: 60 });
+    const [offer] = offersForQuery([lower], { counted: 1000, limit: null }, { maxTimeoutSeconds: 60 });
     const expected = {
       scheme: "exact",
       network: USDC_BASE_SEPOLIA.network,
@@ -125,13 +125,13 @@ describe("requirements", () => {
       extra: { name: USDC_BASE_SEPOLIA.name, version: USDC_BASE_SEPOLIA.version },
     };
     expect(JSON.stringify(offer?.requirement)).toBe(JSON.stringify(expected));
-    expect(JSON.stringify(offersForQuery([lower], 1000, { maxTimeoutSeconds: 60 })[0]?.requirement)).toBe(
+    expect(JSON.stringify(offersForQuery([lower], { counted: 1000, limit: null }, { maxTimeoutSeconds: 60 })[0]?.requirement)).toBe(
       JSON.stringify(offer?.requirement),
     );
   });
 
   test("findOffer matches by structural equality of every field", () => {
-    const offers = offersForQuery([perRow(2000n), fixed(10000n)], 3, opts);
+    const offers = offersForQuery([perRow(2000n), fixed(10000n)], { counted: 3, limit: null }, opts);
     const [first, second] = offers;
     const reordered = JSON.parse(JSON.stringify(second?.requirement, Object.keys(second?.requirement ?? {}).reverse()));
     expect(findOffer(offers, JSON.parse(JSON.stringify(first?.requirement)))).toBe(first);
@@ -157,7 +157,7 @@ describe("402 body", () => {
   const resource = { url: "http://localhost:4021/api/query?query=x", description: "DEX swaps", mimeType: "application/vnd.apache.arrow.stream" };
 
   test("per_row offers: description ends with the row count", () => {
-    const offers = offersForQuery([fixed(900000n), perRow(2000n)], 42, opts);
+    const offers = offersForQuery([fixed(900000n), perRow(2000n)], { counted: 42, limit: null }, opts);
     const body = paymentRequiredBody(resource, offers, "Payment required.");
     expect(body).toEqual({
       x402Version: 2,
@@ -169,7 +169,45 @@ describe("402 body", () => {
   });
 
   test("fixed and metadata offers: description unchanged", () => {
-    expect(paymentRequiredBody(resource, offersForQuery([fixed(5n)], null, opts), "e").resource.description).toBe("DEX swaps");
+    expect(paymentRequiredBody(resource, offersForQuery([fixed(5n)], { counted: null, limit: null }, opts), "e").resource.description).toBe("DEX swaps");
     expect(paymentRequiredBody(resource, offersForMetadata([metadata(5n)], opts), "e").resource.description).toBe("DEX swaps");
+  });
+});
+
+describe("per_row quoted by LIMIT (quote: limit, DESIGN.md §17)", () => {
+  const byLimit = perRow(2000n, { quote: "limit", isDefault: true });
+  const size = (counted: number | null, limit: number | null) => ({ counted, limit });
+
+  test.each([
+    ["LIMIT 10, nothing counted", [byLimit], size(null, 10), [{ amount: "20000", rows: null, upTo: 10 }]],
+    ["LIMIT 10, a count of 3 does not change it", [byLimit], size(3, 10), [{ amount: "20000", rows: null, upTo: 10 }]],
+    ["a minimum total raises it", [perRow(2000n, { quote: "limit", minTotalAmount: 50_000n })], size(null, 10), [{ amount: "50000", rows: null, upTo: 10 }]],
+    ["beside a fixed tag", [fixed(30_000n), byLimit], size(null, 20), [{ amount: "30000", rows: null }, { amount: "40000", rows: null, upTo: 20 }]],
+  ] as const)("%s", (_name, tags, querySize, expected) => {
+    const offers = offersForQuery([...tags], querySize, opts);
+    expect(offers.map((o) => ({ amount: o.requirement.amount, rows: o.rows, ...(o.upTo === undefined ? {} : { upTo: o.upTo }) }))).toEqual(expected.map((e) => ({ ...e })));
+  });
+
+  test("LIMIT 0 is free, and on a table that sells its schema costs the metadata price", () => {
+    expect(offersForQuery([byLimit], size(null, 0), opts)).toEqual([]);
+    expect(offersForQuery([byLimit, metadata(7n)], size(null, 0), opts).map((o) => o.requirement.amount)).toEqual(["7"]);
+  });
+
+  test.each([
+    ["no LIMIT", [byLimit], size(null, null), /priced per row by the query's LIMIT.*add LIMIT n/],
+    ["a LIMIT outside every tier", [perRow(2000n, { quote: "limit", maxItems: 50 })], size(null, 60), /The query's LIMIT is 60.*at most 50 rows/],
+  ] as const)("%s is a 400 before anything is read", (_name, tags, querySize, message) => {
+    const call = () => offersForQuery([...tags], querySize, opts);
+    expect(call).toThrow(BadRequestError);
+    expect(call).toThrow(message);
+  });
+
+  test("beside a tag quoted by count, nothing is refused before the count", () => {
+    expect(offersForQuery([perRow(1000n), byLimit], size(null, null), opts)).toEqual([]);
+  });
+
+  test("the 402's description says up to N rows", () => {
+    const resource = { url: "http://localhost/api/query?query=x", description: "Trades", mimeType: "application/vnd.apache.arrow.stream" };
+    expect(paymentRequiredBody(resource, offersForQuery([byLimit], size(null, 25), opts), "e").resource.description).toBe("Trades - up to 25 rows");
   });
 });

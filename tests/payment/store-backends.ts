@@ -80,7 +80,7 @@ export function attempt(extra: Partial<SettlementAttempt> = {}): SettlementAttem
 }
 
 export function settlement(extra: Partial<Settlement> = {}): Settlement {
-  return { transaction: `0x${"ab".repeat(32)}`, payer: OTHER_PAY_TO, settledAt: new Date(Date.UTC(2026, 1, 1)), rows: 5, ...extra };
+  return { transaction: `0x${"ab".repeat(32)}`, payer: OTHER_PAY_TO, settledAt: new Date(Date.UTC(2026, 1, 1)), rows: 5, answer: null, ...extra };
 }
 
 /** Begins and confirms a payment settled at `settledAt`. */

@@ -95,7 +95,7 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))("%s s
       const paid = attempt();
       await store.begin(paid);
       const { attemptedAt, ...fields } = paid;
-      const expected: PaymentRecord = { ...fields, status: "settling", settledAt: attemptedAt, transaction: "" };
+      const expected: PaymentRecord = { ...fields, status: "settling", settledAt: attemptedAt, transaction: "", answer: null, replays: 0 };
       expect(await store.find(paid.paymentKey)).toEqual(expected);
       expect(await store.findByPaymentId(paid.paymentId!)).toEqual(expected);
       expect(await store.unconfirmed()).toEqual([expected]);
@@ -108,14 +108,28 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))("%s s
       const store = await open();
       const paid = attempt({ rows: null });
       await store.begin(paid);
-      const answer = settlement({ rows: 12, settledAt: new Date("2026-11-01T00:00:01.234Z"), transaction: `0x${"cd".repeat(32)}` });
+      const answer = settlement({ rows: 12, settledAt: new Date("2026-11-01T00:00:01.234Z"), transaction: `0x${"cd".repeat(32)}`, answer: { digest: "ab".repeat(32), format: "csv" } });
       await store.confirm(paid.paymentKey, answer);
       const { attemptedAt: _a, ...fields } = paid;
-      const expected: PaymentRecord = { ...fields, status: "settled", ...answer };
+      const expected: PaymentRecord = { ...fields, status: "settled", ...answer, replays: 0 };
       expect(await store.find(paid.paymentKey)).toEqual(expected);
       expect(await store.findByPaymentId(paid.paymentId!)).toEqual(expected);
       expect(await store.list()).toEqual([expected]);
       expect(await store.unconfirmed()).toEqual([]);
+    });
+
+    test("countReplay counts a settled payment's replays up to the maximum, and never a settling attempt's", async () => {
+      const { open } = await backend.fresh();
+      const store = await open();
+      const paid = attempt();
+      await store.begin(paid);
+      expect(await store.countReplay(paid.paymentKey, 2)).toBe(false);
+      await store.confirm(paid.paymentKey, settlement());
+      const counted = await Promise.all([1, 2, 3].map(() => store.countReplay(paid.paymentKey, 2)));
+      expect(counted.filter(Boolean)).toHaveLength(2);
+      expect((await store.find(paid.paymentKey))?.replays).toBe(2);
+      expect(await store.countReplay(paid.paymentKey, 3)).toBe(true);
+      expect(await store.countReplay("no such key", 3)).toBe(false);
     });
 
     test("confirm refuses anything but a settling attempt", async () => {

@@ -34,7 +34,7 @@ test("a silent server: every call is refused as unavailable after the call timeo
       ["claim", () => store.claim(recorded.paymentKey, 60_000)],
       ["find", () => store.find(recorded.paymentKey)],
       ["begin", () => store.begin(attempt())],
-      ["confirm", () => store.confirm(recorded.paymentKey, { transaction: "0x01", payer: recorded.payer, settledAt: new Date(), rows: 1 })],
+      ["confirm", () => store.confirm(recorded.paymentKey, { transaction: "0x01", payer: recorded.payer, settledAt: new Date(), rows: 1, answer: null })],
       ["unconfirmed", () => store.unconfirmed()],
     ];
     const outcomes = await Promise.all(

@@ -6,7 +6,7 @@ import { payingClient } from "./client.ts";
 import { perRow } from "./fixtures.ts";
 
 const resource = { url: "http://localhost/api/query?query=SELECT%20*%20FROM%20t", description: "Données — swaps", mimeType: "application/vnd.apache.arrow.stream" };
-const body = paymentRequiredBody(resource, offersForQuery([perRow(2000n)], 5, { maxTimeoutSeconds: 300 }), "Payment required.");
+const body = paymentRequiredBody(resource, offersForQuery([perRow(2000n)], { counted: 5, limit: null }, { maxTimeoutSeconds: 300 }), "Payment required.");
 const client = payingClient();
 const goodHeader = await client.sign(body);
 const good = JSON.parse(Buffer.from(goodHeader, "base64").toString("utf8"));

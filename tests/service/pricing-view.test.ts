@@ -1,7 +1,8 @@
 /** Price tags as the discovery and table endpoints show them (spec "Resources"; ARCHITECTURE.md §3). */
 import { expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/load.ts";
-import { priceTagView, requiresPayment, summaryPricing } from "../../src/service/pricing-view.ts";
+import { queriesArePaid } from "../../src/payment/terms.ts";
+import { priceTagView, summaryPricing } from "../../src/service/pricing-view.ts";
 import { PAY_TO } from "../support/fixtures.ts";
 
 const config = resolveConfig(
@@ -28,7 +29,7 @@ test("the table endpoint shows every tag with its pricing object and token", () 
   expect(tags.map(priceTagView)).toEqual([
     {
       pay_to: PAY_TO,
-      pricing: { model: "PerRow", amount_per_item: "2000", min_items: 10, max_items: 100, min_total_amount: "50000" },
+      pricing: { model: "PerRow", amount_per_item: "2000", min_items: 10, max_items: 100, min_total_amount: "50000", quote: "count" },
       token: { chain: "84532", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6, transfer_method: "eip3009", symbol: "USDC" },
       is_default: false,
     },
@@ -49,9 +50,9 @@ test("the table endpoint shows every tag with its pricing object and token", () 
 
 test("the discovery summary omits metadata prices", () => {
   expect(summaryPricing(tags)).toEqual([
-    { model: "PerRow", amount_per_item: "2000", token_address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", chain: "84532", pay_to: PAY_TO },
+    { model: "PerRow", amount_per_item: "2000", quote: "count", token_address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", chain: "84532", pay_to: PAY_TO },
     { model: "Fixed", amount: "1500000", token_address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", chain: "31337", pay_to: PAY_TO },
   ]);
-  expect(requiresPayment(tags)).toBe(true);
-  expect(requiresPayment(tags.filter((t) => t.type === "metadata_price"))).toBe(false);
+  expect(queriesArePaid(tags)).toBe(true);
+  expect(queriesArePaid(tags.filter((t) => t.type === "metadata_price"))).toBe(false);
 });

@@ -34,6 +34,10 @@ export interface ServeConfigOptions {
   baseUrl?: string;
   /** Default: a free port picked now, kept across restarts. */
   port?: number;
+  /** Default: defaultTables (paid-server.ts). */
+  tables?: unknown[];
+  /** More keys of `limits:`. */
+  limits?: Record<string, unknown>;
 }
 
 export interface ServeConfig {
@@ -56,10 +60,10 @@ export async function writeServeConfig(options: ServeConfigOptions): Promise<Ser
     database: { sqlite: "./paid.sqlite" },
     ledger: options.ledger,
     payment: { max_timeout_seconds: 300, default_description: QUERY_DESCRIPTION },
-    limits: { query_timeout_ms: options.queryTimeoutMs ?? 1_000 },
+    limits: { query_timeout_ms: options.queryTimeoutMs ?? 1_000, ...options.limits },
     ...(rpcUrl === null ? {} : { rpc_urls: { [String(options.devnet.chainId)]: rpcUrl } }),
     tokens: { [TOKEN_KEY]: { ...token, symbol: TOKEN_SYMBOL, network_label: "devnet" } },
-    tables: defaultTables(options.devnet.payTo),
+    tables: options.tables ?? defaultTables(options.devnet.payTo),
   };
   const path = join(options.dir, "arrow402.yaml");
   writeFileSync(path, Bun.YAML.stringify(raw, null, 2));

@@ -32,6 +32,11 @@ CREATE TABLE IF NOT EXISTS arrow402_payments (
   valid_before NUMERIC(78, 0) NOT NULL,
   signed_payload TEXT NOT NULL
 );
+-- The answer a replay must match, and how often the payment was served again (DESIGN.md §17);
+-- added to tables created by earlier versions.
+ALTER TABLE arrow402_payments ADD COLUMN IF NOT EXISTS answer_digest TEXT;
+ALTER TABLE arrow402_payments ADD COLUMN IF NOT EXISTS answer_format TEXT;
+ALTER TABLE arrow402_payments ADD COLUMN IF NOT EXISTS replays INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS arrow402_payments_settled_at ON arrow402_payments (settled_at) WHERE status = 'settled';
 CREATE INDEX IF NOT EXISTS arrow402_payments_settling ON arrow402_payments (settled_at) WHERE status = 'settling';
 -- Claims only have to outlive the request holding them: UNLOGGED (no WAL, emptied after a server

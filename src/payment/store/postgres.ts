@@ -20,7 +20,7 @@ import { SQL } from "bun";
 import { randomUUID } from "node:crypto";
 import { withDeadline } from "../../deadline.ts";
 import { LedgerUnavailableError } from "../../errors.ts";
-import type { Claim, PaymentRecord, PaymentStore, PaymentTotal, Settlement, SettlementAttempt } from "../store.ts";
+import type { Claim, DeliveredAnswer, PaymentRecord, PaymentStore, PaymentTotal, Settlement, SettlementAttempt } from "../store.ts";
 import { createSchema } from "./postgres-schema.ts";
 import { postgresConnection, postgresLocation } from "./postgres-url.ts";
 import { alreadyRecorded, noAttemptInProgress } from "./refusals.ts";
@@ -56,6 +56,9 @@ interface Row {
   payment_id: string | null;
   valid_before: string;
   signed_payload: string;
+  answer_digest: string | null;
+  answer_format: string | null;
+  replays: number;
 }
 
 /** Opens the pool and creates the schema if missing; rejects, naming the location, when the database cannot be used. */
@@ -78,7 +81,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
   // Amounts and validBefore are read as text (exact uint256), rows as text (int8).
   const select = () => sql`SELECT status, settled_at, table_name, resource_url, query, rows::text AS rows, amount::text AS amount,
-      asset, network, payer, pay_to, tx_hash, payment_key, payment_id, valid_before::text AS valid_before, signed_payload
+      asset, network, payer, pay_to, tx_hash, payment_key, payment_id, valid_before::text AS valid_before, signed_payload,
+      answer_digest, answer_format, replays
     FROM arrow402_payments`;
   const since = (filter?: { since?: Date }) => filter?.since ?? new Date(0);
   const reachable = reachableWithin(options.callTimeoutMs ?? 10_000);
@@ -135,10 +139,22 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       const updated = await sql`
         WITH no_flush AS (SELECT set_config('synchronous_commit', 'off', true))
         UPDATE arrow402_payments SET status = 'settled', tx_hash = ${settlement.transaction}, payer = ${settlement.payer},
-          settled_at = ${settlement.settledAt}, rows = ${settlement.rows}
+          settled_at = ${settlement.settledAt}, rows = ${settlement.rows},
+          answer_digest = ${settlement.answer?.digest ?? null}, answer_format = ${settlement.answer?.format ?? null}
         FROM no_flush
         WHERE payment_key = ${paymentKey} AND status = 'settling'`;
       if (updated.count !== 1) throw noAttemptInProgress(paymentKey);
+    }),
+    recordAnswer: reachable(async (paymentKey: string, answer: DeliveredAnswer, rows: number | null) => {
+      await sql`
+        UPDATE arrow402_payments SET answer_digest = ${answer.digest}, answer_format = ${answer.format}, rows = ${rows}
+        WHERE payment_key = ${paymentKey} AND status = 'settled' AND answer_digest IS NULL`;
+    }),
+    countReplay: reachable(async (paymentKey: string, max: number) => {
+      const counted = await sql`
+        UPDATE arrow402_payments SET replays = replays + 1
+        WHERE payment_key = ${paymentKey} AND status = 'settled' AND replays < ${max}`;
+      return counted.count === 1;
     }),
     abandon: reachable(async (paymentKey: string) => {
       await sql`DELETE FROM arrow402_payments WHERE payment_key = ${paymentKey} AND status = 'settling'`;
@@ -238,5 +254,7 @@ function toRecord(row: Row): PaymentRecord {
     paymentId: row.payment_id,
     validBefore: BigInt(row.valid_before),
     signedPayload: row.signed_payload,
+    answer: row.answer_digest === null || row.answer_format === null ? null : { digest: row.answer_digest, format: row.answer_format },
+    replays: row.replays,
   };
 }

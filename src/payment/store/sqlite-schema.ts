@@ -1,6 +1,7 @@
 /**
  * The SQLite payment store's schema, and the migration of ledger files written by earlier versions:
- * the oldest have no `status` (every row was settled), later ones no `payment_id` and no claims.
+ * the oldest have no `status` (every row was settled), later ones no `payment_id` and no claims,
+ * and until replays were held to the answer delivered, no `answer_digest`, `answer_format`, `replays`.
  * Rows are kept; columns are only ever added.
  */
 import type { Database } from "bun:sqlite";
@@ -45,6 +46,12 @@ const PAYMENT_ID_COLUMN = "ALTER TABLE payments ADD COLUMN payment_id TEXT";
 // SQLite cannot add a UNIQUE column; a unique index does the same (NULLs are distinct in it).
 const PAYMENT_ID_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS payments_payment_id ON payments (payment_id)";
 // The attempts in progress or unconfirmed are few among many settled rows.
+// The answer a replay must match, and how often the payment was served again (DESIGN.md §17).
+const ANSWER_COLUMNS = [
+  ["answer_digest", "ALTER TABLE payments ADD COLUMN answer_digest TEXT"],
+  ["answer_format", "ALTER TABLE payments ADD COLUMN answer_format TEXT"],
+  ["replays", "ALTER TABLE payments ADD COLUMN replays INTEGER NOT NULL DEFAULT 0"],
+] as const;
 const SETTLING_INDEX = "CREATE INDEX IF NOT EXISTS payments_settling ON payments (settled_at) WHERE status = 'settling'";
 
 /**
@@ -58,6 +65,7 @@ export function migrate(db: Database): void {
     // Ledgers written before settlement attempts were recorded hold settled payments only.
     if (!columns.has("status")) db.run(STATUS_COLUMN);
     if (!columns.has("payment_id")) db.run(PAYMENT_ID_COLUMN);
+    for (const [name, add] of ANSWER_COLUMNS) if (!columns.has(name)) db.run(add);
     db.run(PAYMENT_ID_INDEX);
     db.run(SETTLING_INDEX);
     db.run(CLAIMS);

@@ -41,10 +41,13 @@ interface Row {
   payment_id: string | null;
   valid_before: string;
   signed_payload: string;
+  answer_digest: string | null;
+  answer_format: string | null;
+  replays: number;
 }
 
 const COLUMNS = `status, settled_at, table_name, resource_url, query, rows, amount, asset, network, payer, pay_to, tx_hash,
-  payment_key, payment_id, valid_before, signed_payload`;
+  payment_key, payment_id, valid_before, signed_payload, answer_digest, answer_format, replays`;
 
 export function openSqliteStore(path: string): SqlitePaymentStore {
   // The ledger is the process's own state: its folder (e.g. ./.arrow402/devnet/) is created on
@@ -85,8 +88,13 @@ export function openSqliteStore(path: string): SqlitePaymentStore {
      ON CONFLICT DO NOTHING`,
   );
   const confirmAttempt = db.prepare(
-    "UPDATE payments SET status = 'settled', tx_hash = ?1, payer = ?2, settled_at = ?3, rows = ?4 WHERE payment_key = ?5 AND status = 'settling'",
+    `UPDATE payments SET status = 'settled', tx_hash = ?1, payer = ?2, settled_at = ?3, rows = ?4, answer_digest = ?5, answer_format = ?6
+     WHERE payment_key = ?7 AND status = 'settling'`,
   );
+  const setAnswer = db.prepare(
+    "UPDATE payments SET answer_digest = ?1, answer_format = ?2, rows = ?3 WHERE payment_key = ?4 AND status = 'settled' AND answer_digest IS NULL",
+  );
+  const addReplay = db.prepare("UPDATE payments SET replays = replays + 1 WHERE payment_key = ?1 AND status = 'settled' AND replays < ?2");
   const deleteAttempt = db.prepare("DELETE FROM payments WHERE payment_key = ? AND status = 'settling'");
   const byKey = db.query<Row, [string]>(`SELECT ${COLUMNS} FROM payments WHERE payment_key = ?`);
   const byPaymentId = db.query<Row, [string]>(`SELECT ${COLUMNS} FROM payments WHERE payment_id = ?`);
@@ -154,10 +162,18 @@ export function openSqliteStore(path: string): SqlitePaymentStore {
       // NORMAL never corrupts the file. Only a power loss before the next fsync (the next `begin`,
       // or a checkpoint) can undo it, and then the row is back to `settling`: the attempt that was
       // committed durably before the money moved, listed as unconfirmed by `arrow402 payments`.
+      const { transaction, payer, settledAt, rows, answer } = settlement;
       const changes = withoutFsync(
-        () => confirmAttempt.run(settlement.transaction, settlement.payer, settlement.settledAt.toISOString(), settlement.rows, paymentKey).changes,
+        () => confirmAttempt.run(transaction, payer, settledAt.toISOString(), rows, answer?.digest ?? null, answer?.format ?? null, paymentKey).changes,
       );
       if (changes !== 1) throw noAttemptInProgress(paymentKey);
+    },
+    async recordAnswer(paymentKey, answer, rows) {
+      withoutFsync(() => setAnswer.run(answer.digest, answer.format, rows, paymentKey));
+    },
+    async countReplay(paymentKey, max) {
+      // A count lost to a power loss only allows one more replay: no fsync on the HTTP thread.
+      return withoutFsync(() => addReplay.run(paymentKey, max).changes) === 1;
     },
     async abandon(paymentKey) {
       deleteAttempt.run(paymentKey);
@@ -214,5 +230,7 @@ function toRecord(row: Row): PaymentRecord {
     paymentId: row.payment_id,
     validBefore: BigInt(row.valid_before),
     signedPayload: row.signed_payload,
+    answer: row.answer_digest === null || row.answer_format === null ? null : { digest: row.answer_digest, format: row.answer_format },
+    replays: row.replays,
   };
 }
