@@ -2,10 +2,11 @@
  * A query result as MCP's `structuredContent` (ARCHITECTURE.md §12): `{columns: [{name, type}], rows:
  * [[…]], row_count}`, read back from the Arrow IPC stream the query service delivered, so an agent
  * gets exactly the values an HTTP buyer gets. Values are those of the JSON format
- * (formats/json-values.ts, formats/json.ts): int64 a number while it is a safe integer and its exact
- * digits beyond 2^53 (a raw JSON number, never rounded, never a string), dates `YYYY-MM-DD`,
- * timestamps ISO-8601 UTC with milliseconds, blobs base64, floats the shortest text that reads back
- * (`-0`, and `1e999` / `-1e999` for the infinities JSON has no literal for).
+ * (formats/json-values.ts, formats/json.ts): int64 a number while it is a safe integer and a string
+ * of its exact digits beyond (DESIGN §16: the MCP SDK parses with `JSON.parse`, which would round
+ * 9007199254740993 to 9007199254740992), dates `YYYY-MM-DD`, timestamps ISO-8601 UTC with
+ * milliseconds, blobs base64, floats the shortest text that reads back (`-0`, and `1e999` /
+ * `-1e999` for the infinities JSON has no literal for).
  *
  * Int64, Date32 and Timestamp values are read from the column's buffers rather than through
  * apache-arrow's `get`, which turns timestamps into numbers and throws beyond 2^53.
@@ -72,7 +73,7 @@ function valueAt<T extends { [index: number]: number | bigint }>(vector: Vector,
 
 function int64Cell(value: bigint): JsonCell {
   const number = Number(value);
-  return Number.isSafeInteger(number) ? number : rawJSON(value.toString());
+  return Number.isSafeInteger(number) ? number : value.toString();
 }
 
 /** `JSON.stringify` writes -0 as `0` and ±Infinity as `null`: those keep their JSON format text. */

@@ -1,7 +1,7 @@
 /**
  * The rows of an MCP query result (src/mcp/rows.ts) are read back from the Arrow stream the query
  * service delivers; they must be the JSON format's values of the same SQLite rows
- * (formats/json-values.ts), whatever the batching, with int64 digits exact on the wire.
+ * (formats/json-values.ts), whatever the batching, with int64 digits exact (strings beyond 2^53).
  */
 import { describe, expect, test } from "bun:test";
 import { createStreamEncoder } from "../../src/arrow/encode.ts";
@@ -46,10 +46,13 @@ describe("Arrow stream → MCP rows", () => {
   test("the edge values as an agent reads them", async () => {
     const { rows } = await queryRows({ complete: stream(4), rows: fixture.rows.length });
     const text = (r: number) => JSON.stringify(rows[r]);
-    // int64 beyond 2^53 keeps its digits; ±Infinity keep the JSON format's text; blobs are base64.
-    expect(text(1)).toStartWith('[2,9223372036854775807,1.5,"plain","AP8Q",true,"2024-02-29","2024-02-29T23:59:59.999Z"');
-    expect(text(3)).toStartWith("[4,9007199254740993,1e+300,");
-    expect(text(4)).toContain("-9007199254740993,1e999,");
+    // int64 beyond 2^53 is a string of its digits (DESIGN §16); ±Infinity keep the JSON format's
+    // text; blobs are base64.
+    expect(text(1)).toStartWith('[2,"9223372036854775807",1.5,"plain","AP8Q",true,"2024-02-29","2024-02-29T23:59:59.999Z"');
+    expect(text(2)).toStartWith('[3,"-9223372036854775808",');
+    expect(text(3)).toStartWith('[4,"9007199254740993",1e+300,');
+    expect(text(4)).toContain('"-9007199254740993",1e999,');
+    expect(text(5)).toStartWith("[6,123,");
     expect(text(5)).toContain(",-1e999,");
     expect(text(7)).toBe(`[8,${Array(8).fill("null").join(",")}]`);
   });
