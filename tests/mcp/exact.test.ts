@@ -50,5 +50,6 @@ describe("int64 as an agent reads it through the SDK client", () => {
     const { tools } = await mcp.client.listTools();
     const query = tools.find((tool) => tool.name === "query")!;
     expect(query.description).toContain("int64 a number, or a string of its exact digits beyond ±(2^53 - 1)");
+    expect(query.description).toContain("decimals a string of their exact digits");
   });
 });
