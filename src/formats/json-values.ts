@@ -3,9 +3,9 @@
  * `structuredContent`, ARCHITECTURE.md §12): the same values, the same misfits and the same text as the
  * JSON format. `JSON.stringify` of a row gives exactly the JSON format's text of its values.
  *
- * int64 is a number while it is a safe integer, and a `JSON.rawJSON` of its digits beyond 2^53, so
- * that `JSON.stringify` writes the exact digits instead of throwing on a bigint or rounding; dates
- * and timestamps are ISO-8601 strings, blobs base64 strings, ±Infinity `1e999` / `-1e999`.
+ * int64 is a number while it is a safe integer and a string of its exact digits beyond (DESIGN §16,
+ * formats/json.ts); dates and timestamps are ISO-8601 strings, blobs base64 strings, ±Infinity
+ * `1e999` / `-1e999` (a `JSON.rawJSON`, so that `JSON.stringify` writes them as the format does).
  */
 import type { EncoderColumn, Row } from "../arrow/encode.ts";
 import type { ArrowKind } from "../arrow/types.ts";
@@ -49,10 +49,10 @@ function parseString(text: string): JsonCell {
   return text === "null" ? null : (JSON.parse(text) as string);
 }
 
+/** The JSON format writes a safe integer as a number and any other as a string of its digits. */
 function parseInteger(text: string): JsonCell {
   if (text === "null") return null;
-  const value = Number(text);
-  return Number.isSafeInteger(value) ? value : rawJSON(text);
+  return text.startsWith('"') ? text.slice(1, -1) : Number(text);
 }
 
 /**

@@ -2,12 +2,13 @@
  * JSON (an array of row objects) and NDJSON (one row object per line), ARCHITECTURE.md §13. Keys are the
  * output column names, in column order; NULL is `null`.
  *
- * int64 values are JSON numbers with their exact digits (`9223372036854775807`), never strings and
- * never rounded. JSON puts no limit on a number's digits (RFC 8259 §6), a column keeps one JSON type
- * whatever its values (strings only beyond 2^53 would make the type depend on the value), and the
- * readers data buyers use read them exactly: Python's json and pandas, DuckDB, jq 1.7+, Go with
- * int64 fields or json.Number, Jackson, serde_json. JavaScript's plain JSON.parse rounds beyond
- * 2^53; a reviver that reads `context.source` (Node 21+, Bun, Chrome 114+) keeps the digits.
+ * int64 values are JSON numbers while they are safe integers (|v| <= 2^53 - 1) and JSON strings of
+ * their exact digits beyond (`"9223372036854775807"`), DESIGN §16: a client is expected to read
+ * this JSON with an ordinary parser, and JavaScript's `JSON.parse` (the MCP SDK, browsers) turns
+ * 9007199254740993 into 9007199254740992 without a word. A string is never rounded by any reader;
+ * a number that fits reads back exactly everywhere, so it stays a number. There is no opt-in for
+ * raw digits: only the format's name travels to the worker and keys kept answers, and Arrow,
+ * Parquet and CSV already carry int64 exactly, typed or as bare digits.
  *
  * float64: the shortest text that reads back to the same double. JSON has no literal for infinity:
  * ±Infinity are written `1e999` / `-1e999`, numbers every common reader (JavaScript, Python,
@@ -29,7 +30,10 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** How a kind's plain text form becomes JSON. */
 export const jsonCell: Record<ArrowKind, (form: TextForm) => TextForm> = {
-  int64: (form) => form,
+  int64: (form) => (value) => {
+    const text = form(value);
+    return typeof text === "string" && !safeIntegerText(text) ? `"${text}"` : text;
+  },
   bool: (form) => form,
   float64: (form) => (value) => {
     const text = form(value);
@@ -51,6 +55,14 @@ function quoted(form: TextForm): TextForm {
     const text = form(value);
     return typeof text === "string" ? `"${text}"` : text;
   };
+}
+
+/**
+ * Whether an integer's digits are a safe integer, the numbers every JSON reader reads exactly. Up to
+ * 15 digits always are and 17 or more never are, decided by the length alone; 2^53 - 1 has 16.
+ */
+export function safeIntegerText(text: string): boolean {
+  return text.length < 16 || (text.length <= 17 && Number.isSafeInteger(Number(text)));
 }
 
 /** A float's text as a JSON number (see above for infinities and NaN). */

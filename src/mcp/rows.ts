@@ -2,21 +2,29 @@
  * A query result as MCP's `structuredContent` (ARCHITECTURE.md §12): `{columns: [{name, type}], rows:
  * [[…]], row_count}`, read back from the Arrow IPC stream the query service delivered, so an agent
  * gets exactly the values an HTTP buyer gets. Values are those of the JSON format
- * (formats/json-values.ts, formats/json.ts): int64 a number while it is a safe integer and its exact
- * digits beyond 2^53 (a raw JSON number, never rounded, never a string), dates `YYYY-MM-DD`,
- * timestamps ISO-8601 UTC with milliseconds, blobs base64, floats the shortest text that reads back
- * (`-0`, and `1e999` / `-1e999` for the infinities JSON has no literal for).
+ * (formats/json-values.ts, formats/json.ts): int64 a number while it is a safe integer and a string
+ * of its exact digits beyond (DESIGN §16: the MCP SDK parses with `JSON.parse`, which would round
+ * 9007199254740993 to 9007199254740992), dates `YYYY-MM-DD`, timestamps ISO-8601 UTC with
+ * milliseconds, blobs base64, floats the shortest text that reads back (`-0`, and `1e999` /
+ * `-1e999` for the infinities JSON has no literal for).
  *
- * Int64, Date32 and Timestamp values are read from the column's buffers rather than through
- * apache-arrow's `get`, which turns timestamps into numbers and throws beyond 2^53.
+ * Columns of types the SQLite engine never makes are read generically, for engines that do:
+ * unsigned 64-bit integers like int64, and Decimal (PostgreSQL numeric(p,s), DuckDB HUGEINT as
+ * Decimal128(38,0)) always as a string of its exact digits at the column's scale
+ * (formats/decimal.ts).
+ *
+ * Int64, Decimal, Date32 and Timestamp values are read from the column's buffers rather than through
+ * apache-arrow's `get`, which turns timestamps into numbers, throws beyond 2^53 and gives a
+ * decimal's words.
  */
-import { RecordBatchReader, type Vector } from "apache-arrow";
+import { DataType, RecordBatchReader, type Vector } from "apache-arrow";
 import type { QueryResult } from "../db/execute.ts";
 import type { JsonCell, RawJson } from "../formats/json-values.ts";
 import { isoDate, isoTimestamp } from "../formats/iso.ts";
 import { base64, floatText } from "../formats/text-values.ts";
 import { jsonFloat } from "../formats/json.ts";
 import { concatBytes } from "../formats/encoder.ts";
+import { decimalText, unscaledAt } from "../formats/decimal.ts";
 
 export interface ResultColumn {
   name: string;
@@ -35,9 +43,11 @@ const rawJSON = (JSON as unknown as { rawJSON(text: string): RawJson }).rawJSON;
 /** A cell of a record batch's column (one Data chunk), not null. */
 type CellReader = (vector: Vector, index: number) => JsonCell;
 
+/** Any 64-bit integer (Int64, Uint64), signed or not. */
+const int64Reader: CellReader = (vector, i) => int64Cell(valueAt<BigInt64Array | BigUint64Array>(vector, i));
+
 /** By Arrow type name (`DataType.toString()` up to its first `<`); others read through `get`. */
 const READERS: Record<string, CellReader> = {
-  Int64: (vector, i) => int64Cell(valueAt<BigInt64Array>(vector, i)),
   Float64: (vector, i) => floatCell(valueAt<Float64Array>(vector, i)),
   Date32: (vector, i) => isoDate(valueAt<Int32Array>(vector, i)),
   Timestamp: (vector, i) => isoTimestamp(exactNumber(valueAt<BigInt64Array>(vector, i))),
@@ -47,13 +57,19 @@ const READERS: Record<string, CellReader> = {
 /** Utf8 and Bool: apache-arrow's own value (a string, a boolean). */
 const viaGet: CellReader = (vector, i) => vector.get(i) as string | boolean;
 
+function cellReader(type: DataType): CellReader {
+  if (DataType.isInt(type) && type.bitWidth === 64) return int64Reader;
+  if (DataType.isDecimal(type)) return (vector, i) => decimalText(unscaledAt(vector as Vector<typeof type>, i), type.scale);
+  return READERS[String(type).split("<")[0]!] ?? viaGet;
+}
+
 /** Decodes a whole (small) result: under the MCP row cap the query service collected it. */
 export async function queryRows(result: QueryResult): Promise<QueryRows> {
   const bytes = "complete" in result ? result.complete : await collect(result.body);
   const reader = RecordBatchReader.from(concatBytes(bytes));
   reader.open();
   const columns = reader.schema.fields.map((field) => ({ name: field.name, type: String(field.type) }));
-  const readers = columns.map((column) => READERS[column.type.split("<")[0]!] ?? viaGet);
+  const readers = reader.schema.fields.map((field) => cellReader(field.type));
   const rows: JsonCell[][] = [];
   for (const batch of reader) {
     const vectors = columns.map((_, c) => batch.getChildAt(c)!);
@@ -72,7 +88,7 @@ function valueAt<T extends { [index: number]: number | bigint }>(vector: Vector,
 
 function int64Cell(value: bigint): JsonCell {
   const number = Number(value);
-  return Number.isSafeInteger(number) ? number : rawJSON(value.toString());
+  return Number.isSafeInteger(number) ? number : value.toString();
 }
 
 /** `JSON.stringify` writes -0 as `0` and ±Infinity as `null`: those keep their JSON format text. */

@@ -66,8 +66,9 @@ export function toolDefinitions(config: Config): Tool[] {
       title: "Query a table",
       description:
         "Runs one read-only Simplified SQL query on one table and returns its rows as JSON: columns [{name, type}], " +
-        "rows (arrays in column order) and row_count. Values: int64 as exact integers, dates YYYY-MM-DD, timestamps " +
-        "ISO-8601 UTC, blobs base64. " +
+        "rows (arrays in column order) and row_count. Values: int64 a number, or a string of its exact digits beyond ±(2^53 - 1) " +
+        '(e.g. "9223372036854775807", which a JSON number would not hold exactly), so an int64 column may hold both; ' +
+        "decimals a string of their exact digits at the column's scale; dates YYYY-MM-DD, timestamps ISO-8601 UTC, blobs base64. " +
         "Dialect: SELECT * | col [AS alias], ... FROM <table> [WHERE expr] [ORDER BY col|alias [ASC|DESC] [NULLS FIRST|LAST], ...] " +
         "[LIMIT n [OFFSET m]]. WHERE may use comparisons, AND/OR/NOT, + - * / % ||, BETWEEN, IN (literal list), LIKE, GLOB, " +
         `IS [NOT] NULL, CAST and the functions ${Object.keys(FUNCTIONS).join(", ")}. ` +

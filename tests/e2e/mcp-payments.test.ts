@@ -82,7 +82,7 @@ describe("tools and free calls", () => {
     expect(sandbox.proxy.requests).toEqual([]);
   });
 
-  test("a free query: typed JSON values, int64 exact in the result's text, nothing paid", async () => {
+  test("a free query: typed JSON values, int64 beyond 2^53 a string of its exact digits, nothing paid", async () => {
     const result = await mcp.call("query", { sql: "SELECT id, big, data, day, at FROM kinds ORDER BY id" });
     expect(result.isError).toBeFalsy();
     expect(receiptOf(result)).toBeUndefined();
@@ -95,11 +95,12 @@ describe("tools and free calls", () => {
       { name: "at", type: "Timestamp<MILLISECOND, UTC>" },
     ]);
     expect(row_count).toBe(4);
-    expect(rows[0]).toEqual([1, expect.any(Number), "AQID", "2026-01-31", "2026-01-31T12:34:56.000Z"]);
+    // int64 beyond 2^53 reaches the agent as a string of its exact digits (DESIGN §16): the SDK
+    // client's JSON.parse would have rounded a number.
+    expect(rows[0]).toEqual([1, "9007199254740993", "AQID", "2026-01-31", "2026-01-31T12:34:56.000Z"]);
+    expect(rows[1]).toEqual([2, "-9223372036854775808", "", "1999-12-31", "2026-01-31T12:34:56.789Z"]);
     expect(rows[2]).toEqual([3, null, null, null, null]);
-    // JSON.parse rounds beyond 2^53; the digits the server sent are exact.
-    expect(textOf(result)).toContain('"rows":[[1,9007199254740993,"AQID"');
-    expect(textOf(result)).toContain("[2,-9223372036854775808,");
+    expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
     expect(sandbox.proxy.requests).toEqual([]);
   });
 });

@@ -220,3 +220,31 @@ export function canonicalFromArrow(kind: ArrowKind, value: unknown): Canonical {
       return value as Canonical;
   }
 }
+
+/**
+ * int64 values at and beyond the edge of JavaScript's safe integers (DESIGN §16): each with what a
+ * client parsing the JSON with a plain `JSON.parse` must see, a number while |v| <= 2^53 - 1 and
+ * the exact digits as a string beyond.
+ */
+export const EXACT_INTS: [id: number, stored: bigint | null, seen: number | string | null][] = [
+  [1, 9007199254740993n, "9007199254740993"], // 2^53 + 1: JSON.parse of the number gives 2^53
+  [2, -9223372036854775808n, "-9223372036854775808"], // JSON.parse of the number gives -9223372036854776000
+  [3, 9223372036854775807n, "9223372036854775807"],
+  [4, 9007199254740992n, "9007199254740992"], // 2^53 itself: 2^53 + 1 would read back as it
+  [5, -9007199254740992n, "-9007199254740992"],
+  [6, 9007199254740991n, 9007199254740991], // 2^53 - 1, the largest safe integer
+  [7, -9007199254740991n, -9007199254740991],
+  [8, 0n, 0],
+  [9, 42n, 42],
+  [10, -7n, -7],
+  [11, null, null],
+];
+
+/** `CREATE TABLE ints (id INTEGER PRIMARY KEY, v INTEGER)` holding EXACT_INTS, in a new file at `path`. */
+export function createExactIntsDatabase(path: string): void {
+  const db = new Database(path, { create: true, strict: true, safeIntegers: true });
+  db.run("CREATE TABLE ints (id INTEGER PRIMARY KEY, v INTEGER)");
+  const insert = db.prepare("INSERT INTO ints VALUES (?1, ?2)");
+  for (const [id, stored] of EXACT_INTS) insert.run(id, stored);
+  db.close();
+}

@@ -45,8 +45,8 @@ describe("Streamable HTTP, stateless", () => {
     expect(response.headers.get("content-type")).toStartWith("application/json");
     expect(response.headers.get("mcp-session-id")).toBeNull();
     const text = await response.text();
-    // int64 beyond 2^53 as exact digits in structuredContent itself, not only in the text copy.
-    expect(text).toContain('"structuredContent":{"columns":[{"name":"id","type":"Int64"},{"name":"big","type":"Int64"}],"rows":[[1,9007199254740993],[2,-9223372036854775808]],"row_count":2}');
+    // int64 beyond 2^53 as a string of its exact digits in structuredContent itself, not only in the text copy.
+    expect(text).toContain('"structuredContent":{"columns":[{"name":"id","type":"Int64"},{"name":"big","type":"Int64"}],"rows":[[1,"9007199254740993"],[2,"-9223372036854775808"]],"row_count":2}');
   });
 
   test.each(["GET", "DELETE", "PUT"])("%s /mcp: 405, Allow: POST, a JSON-RPC error saying to POST", async (method) => {
