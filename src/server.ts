@@ -246,7 +246,6 @@ function assemble(config: Config, catalog: Catalog, services: Services, options:
     store,
     chain: createChainReader(config.rpcUrls, config.facilitator.timeoutMs),
     maxTimeoutSeconds: config.payment.maxTimeoutSeconds,
-    claimTtlMs: claimTtlMs(config),
     maxReplays: config.limits.maxReplays,
     onEvent: events.emit,
   });
@@ -263,13 +262,4 @@ function assemble(config: Config, catalog: Catalog, services: Services, options:
   const validator = previous?.forCatalog(catalog, config.limits) ?? createQueryValidator(catalog, config.limits);
   const app = createApp({ config, catalog, executor: services.executor, payments, version: VERSION, validator, peerAddress: options.peerAddress, handedOver: options.handedOver, cutOff: options.cutOff, ops, clientCounts: services.clientCounts });
   return { app, catalog, config, validator };
-}
-
-/**
- * How long one request may hold a payment: its query, /verify, /settle and, after a failed /settle,
- * the chain read (bounded by facilitator.timeout_ms), with room to spare. A holder that died frees
- * the payment after this long.
- */
-function claimTtlMs(config: Config): number {
-  return 2 * (config.limits.queryTimeoutMs + 2 * config.facilitator.timeoutMs);
 }

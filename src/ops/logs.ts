@@ -145,6 +145,13 @@ function recordOf(event: OpsEvent): LogRecord | null {
       return { level: "info", event: "payment.refused", fields: { table: event.table, reason: event.reason, detail: cut(event.detail) } };
     case "facilitator.error":
       return { level: "warn", event: "facilitator.error", fields: { endpoint: event.endpoint, message: event.message } };
+    case "payment.claim-lost":
+      return {
+        level: "warn",
+        event: "payment.claim_lost",
+        lead: "a payment's claim ran out while its request worked (this process or the ledger stalled longer than the claim's lease) and another request may have taken it over",
+        fields: { table: event.table, payment_key: event.paymentKey },
+      };
     case "ledger.alert":
       return {
         level: "error",

@@ -65,9 +65,9 @@ export interface ChainReader {
 
 /**
  * `deadlineMs`: the most one `paymentState` may take, all its calls together; past it the state is
- * unknown (null), which never removes an attempt. The server passes `facilitator.timeout_ms`, so the
- * read ends within the payment's claim (server.ts `claimTtlMs`: twice the query's and two
- * facilitator calls' time), and no other request can take the payment meanwhile.
+ * unknown (null), which never removes an attempt. The server passes `facilitator.timeout_ms`, so a
+ * buyer whose /settle failed waits at most that long more for the answer. The payment's claim is
+ * renewed while the read runs (store/leases.ts): no other request can take the payment meanwhile.
  */
 export function createChainReader(rpcUrls: Record<number, string>, deadlineMs = 10_000, timeoutMs = 5_000): ChainReader {
   const clientFor = rpcClients(rpcUrls, timeoutMs);

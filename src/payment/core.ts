@@ -8,7 +8,8 @@
  *
  * Order of work for a payment, cheapest refusal first:
  *   1. its authorization lives no longer than an offer allows (before anything else);
- *   2. the one-request-per-payment claim (shared by every replica through the store);
+ *   2. the one-request-per-payment claim (shared by every replica through the store, renewed
+ *      while this request works: store/leases.ts);
  *   3. a payment already recorded: served again (replays.ts), or recovered from the chain;
  *   4. the payment was quoted for this resource, and `accepted` equals a current offer (per_row
  *      offers priced from the cached count);
@@ -18,7 +19,8 @@
  *      query may run meanwhile, any other query runs only once the payment is verified;
  *   7. per_row: the executed result must have the rows the payment was priced for, else nothing
  *      is settled and the answer is 402 with the new offers;
- *   8. settle, record, deliver. A failure before settlement is never charged.
+ *   8. settle (unless the claim was lost meanwhile: another request may hold the payment now),
+ *      record, deliver. A failure before settlement is never charged.
  */
 import { ClientGoneError, PaymentIdConflictError, ServerError } from "../errors.ts";
 import type { ChainReader } from "./chain.ts";
@@ -29,7 +31,7 @@ import { PAYMENT_MESSAGES as MSG } from "./messages.ts";
 import { paymentIdOf, paymentKey, type ExactPaymentPayload } from "./payload.ts";
 import { findOffer, offersForMetadata, offersForQuery, paymentRequiredBody, type Offer } from "./pricing.ts";
 import { createRecordedPayments, samePayment } from "./replays.ts";
-import type { PaymentStore, SettlementAttempt } from "./store.ts";
+import type { Claim, PaymentStore, SettlementAttempt } from "./store.ts";
 import { quotesCountRows } from "./terms.ts";
 import type { ExecutedWork, PaidWork, PaymentOutcome, SettlementReceipt } from "./work.ts";
 
@@ -47,8 +49,6 @@ export interface PaymentCoreDeps {
   store: PaymentStore;
   chain: ChainReader;
   maxTimeoutSeconds: number;
-  /** How long a claim may be held before another request may take the payment over. */
-  claimTtlMs: number;
   /** Times a settled payment is served again (`limits.max_replays`, replays.ts). */
   maxReplays: number;
   onEvent?: PaymentEventSink;
@@ -85,7 +85,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     return offers.length === 0 ? { kind: "free" } : required(work, offers, reason, error);
   }
 
-  const recorded = createRecordedPayments({ ...deps, opts, now, quote, required, pay: (work, payload, key, id, resumed) => pay(work, payload, key, id, resumed) });
+  const recorded = createRecordedPayments({ ...deps, opts, now, quote, required, pay: (work, payload, key, id, claim, resumed) => pay(work, payload, key, id, claim, resumed) });
 
   /** A payment with no settled record: match, check, verify, work, settle, record. */
   /**
@@ -113,7 +113,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
   }
 
   /** A payment with no settled record: check, verify, work, settle, record. */
-  async function pay(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, resumed: boolean): Promise<PaymentOutcome> {
+  async function pay(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, claim: Claim, resumed: boolean): Promise<PaymentOutcome> {
     const passed = await checkNew(work, payload);
     if ("kind" in passed) return passed;
     const { offer, offers } = passed;
@@ -153,9 +153,10 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
         throw error;
       }
     }
-    // Removes the attempt while no money can have moved because of it, and only if this request made it.
+    // Removes the attempt while no money can have moved because of it, and only if this request
+    // made it and still holds the payment's claim (the store checks that too).
     const drop = async () => {
-      if (ours) await deps.store.abandon(key);
+      if (ours && !claim.lost) await deps.store.abandon(key, claim);
     };
     let executed: ExecutedWork;
     try {
@@ -182,10 +183,14 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       await drop();
       throw new ClientGoneError();
     }
-    return settle(work, payload, key, offer, offers, executed, ours);
+    // The claim ran out while this request worked (the process or the ledger stalled longer than
+    // its lease) and another request may be settling the payment now: nothing is sent to /settle
+    // from here and nothing charged; the attempt is left to that request.
+    if (claim.lost) return required(work, offers, "in-use", MSG.inUse);
+    return settle(work, payload, key, offer, offers, executed, claim, ours);
   }
 
-  async function settle(work: PaidWork, payload: ExactPaymentPayload, key: string, offer: Offer, offers: Offer[], executed: ExecutedWork, ours: boolean): Promise<PaymentOutcome> {
+  async function settle(work: PaidWork, payload: ExactPaymentPayload, key: string, offer: Offer, offers: Offer[], executed: ExecutedWork, claim: Claim, ours: boolean): Promise<PaymentOutcome> {
     // A facilitator failure (throws) leaves the attempt `settling`: the money may have moved.
     const result = await deps.facilitator.settle(payload, offer.requirement).catch((error) => {
       emit({ type: "facilitator.error", endpoint: "settle", message: String((error as Error).message) });
@@ -193,7 +198,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     });
     if (result.success) return settled(work, key, offer, executed, { transaction: result.transaction, network: result.network, payer: result.payer, at: new Date(now()) }, "settlement");
     // The facilitator did not settle it, but this very payment may be on chain: another request that
-    // outlived its claim, or anyone holding the signed authorization, may have submitted it (chain.ts).
+    // took over a lapsed claim, or anyone holding the signed authorization, may have submitted it (chain.ts).
     const { from, nonce } = payload.payload.authorization;
     const { network, asset, payTo } = offer.requirement;
     const state = await deps.chain.paymentState({ network, asset, from, nonce, payTo, amount: offer.amount });
@@ -206,7 +211,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     // the transfer may still be mined.
     const sent = (result.transaction ?? "") !== "" || result.errorReason === SETTLEMENT_PENDING;
     const nothingMoved = state?.kind === "consumed" || (state?.kind === "unused" && !sent);
-    if (ours && nothingMoved) await deps.store.abandon(key);
+    if (ours && nothingMoved && !claim.lost) await deps.store.abandon(key, claim);
     const settlement: SettlementReceipt = {
       success: false,
       errorReason: result.errorReason,
@@ -276,7 +281,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       const key = paymentKey(payload);
       const paymentId = paymentIdOf(payload);
       // A concurrent duplicate is refused before any database or facilitator work.
-      const claim = await deps.store.claim(key, deps.claimTtlMs);
+      const claim = await deps.store.claim(key);
       if (claim === null) return required(work, offersWithoutWork(work), "in-use", MSG.inUse);
       try {
         if (paymentId !== null) {
@@ -284,12 +289,13 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
           if (named !== undefined && !samePayment(named.paymentKey, named.signedPayload, key, payload)) throw new PaymentIdConflictError(paymentId);
         }
         const record = await deps.store.find(key);
-        if (record === undefined) return await pay(work, payload, key, paymentId, false);
-        return await recorded.presentedAgain(work, payload, key, paymentId, record);
+        if (record === undefined) return await pay(work, payload, key, paymentId, claim, false);
+        return await recorded.presentedAgain(work, payload, key, paymentId, claim, record);
       } finally {
+        if (claim.lost) emit({ type: "payment.claim-lost", table: work.tableName, paymentKey: key });
         // A release that fails (the ledger went away meanwhile) must not replace the outcome: a
         // paid answer would become an error, a "settled but not recorded" alert a plain 503. The
-        // claim expires by itself after claimTtlMs.
+        // claim is no longer renewed, and expires within its lease.
         await claim.release().catch(() => {});
       }
     },

@@ -25,6 +25,16 @@ export type PaymentEvent =
     }
   | { type: "facilitator.error"; endpoint: "verify" | "settle"; message: string }
   | {
+      /**
+       * A request's claim on its payment ran out while it worked (the process or the ledger
+       * stalled longer than the lease) and was taken over or cleared; the request did not settle
+       * after noticing it.
+       */
+      type: "payment.claim-lost";
+      table: string;
+      paymentKey: string;
+    }
+  | {
       /** Money moved (or may have) and the ledger could not record it: the operator must act. */
       type: "ledger.alert";
       paymentKey: string;

@@ -12,12 +12,13 @@
  *     authorization can never move money now (EIP-3009 requires block.timestamp < validBefore);
  *   - not used and still valid → left, saying until when it can be used;
  *   - no RPC endpoint for its chain, or the endpoint failed → left, naming the `rpc_urls` entry;
- *   - claimed by a server → left (it is being settled, or its holder stopped and the claim expires).
+ *   - claimed by a server → left (it is being settled, or its holder stopped less than a claim's
+ *     lease ago: store/leases.ts).
  * A store failure is the only real failure (`failed`): the command then exits non-zero.
  */
 import { LedgerUnavailableError } from "../errors.ts";
 import type { AuthorizationCheck, AuthorizationChecker } from "./authorization-check.ts";
-import type { PaymentRecord, PaymentStore } from "./store.ts";
+import type { Claim, PaymentRecord, PaymentStore } from "./store.ts";
 
 export type ReconcileOutcome = "confirmed" | "removed" | "left" | "failed";
 
@@ -34,13 +35,6 @@ export interface ReconcileDeps {
   now?: () => number;
 }
 
-/**
- * How long reconcile holds a payment's claim: its chain reads (a few RPC calls, each with a
- * timeout and one retry) and one store write, with room to spare. If reconcile itself is killed,
- * servers may take the payment again after this long.
- */
-export const RECONCILE_CLAIM_TTL_MS = 120_000;
-
 export async function reconcileAttempts(deps: ReconcileDeps): Promise<ReconcileStep[]> {
   const steps: ReconcileStep[] = [];
   for (const record of await deps.store.unconfirmed()) steps.push(await reconcileOne(deps, record));
@@ -50,18 +44,20 @@ export async function reconcileAttempts(deps: ReconcileDeps): Promise<ReconcileS
 async function reconcileOne(deps: ReconcileDeps, listed: PaymentRecord): Promise<ReconcileStep> {
   const step = (outcome: ReconcileOutcome, detail: string, record = listed): ReconcileStep => ({ record, outcome, detail });
   try {
-    const claim = await deps.store.claim(listed.paymentKey, RECONCILE_CLAIM_TTL_MS);
+    // Renewed while the chain is read (store/leases.ts): if reconcile itself is killed, servers may
+    // take the payment again within the claim's lease.
+    const claim = await deps.store.claim(listed.paymentKey);
     if (claim === null) {
-      return step("left", "a server holds this payment right now (it is settling it, or it stopped while holding it and its claim has not expired yet): left unconfirmed; run --reconcile again in a few minutes.");
+      return step("left", "a server holds this payment right now (it is settling it, or it stopped a few seconds ago and its claim has not run out yet): left unconfirmed; run --reconcile again in a minute.");
     }
     try {
       // A server may have finished it between the listing and the claim.
       const record = await deps.store.find(listed.paymentKey);
       if (record === undefined) return step("removed", "a server removed this attempt meanwhile (nothing was charged).");
       if (record.status === "settled") return step("confirmed", `a server confirmed this settlement meanwhile (transaction ${record.transaction || "unknown"}).`, record);
-      return await resolve(deps, record, await deps.chain.check(authorizationOf(record)));
+      return await resolve(deps, record, claim, await deps.chain.check(authorizationOf(record)));
     } finally {
-      // What was done stands even if the release fails; the claim then expires by itself.
+      // What was done stands even if the release fails; the claim then runs out within its lease.
       await claim.release().catch(() => {});
     }
   } catch (error) {
@@ -71,8 +67,13 @@ async function reconcileOne(deps: ReconcileDeps, listed: PaymentRecord): Promise
   }
 }
 
-async function resolve(deps: ReconcileDeps, record: PaymentRecord, found: AuthorizationCheck): Promise<ReconcileStep> {
+async function resolve(deps: ReconcileDeps, record: PaymentRecord, claim: Claim, found: AuthorizationCheck): Promise<ReconcileStep> {
   const step = (outcome: ReconcileOutcome, detail: string): ReconcileStep => ({ record, outcome, detail });
+  /** Removed only while reconcile still holds the claim: a server that took the payment over keeps it. */
+  const removed = async (detail: string) =>
+    (await deps.store.abandon(record.paymentKey, claim))
+      ? step("removed", detail)
+      : step("left", "a server took this payment over while the chain was read (reconcile stalled longer than its claim's lease): left unconfirmed; run --reconcile again.");
   switch (found.kind) {
     case "no-rpc":
       return step(
@@ -102,17 +103,14 @@ async function resolve(deps: ReconcileDeps, record: PaymentRecord, found: Author
       );
     }
     case "consumed": {
-      await deps.store.abandon(record.paymentKey);
       const where = found.transaction === null ? "" : ` in transaction ${found.transaction}`;
       const how = found.cancelled ? `cancelled on chain${where}` : `spent on chain${where} by another authorization with its nonce, which did not pay this attempt's amount to its payTo`;
-      return step("removed", `its authorization was ${how}, so this attempt moved nothing and never will: removed.`);
+      return removed(`its authorization was ${how}, so this attempt moved nothing and never will: removed.`);
     }
     case "unused": {
       const expires = isoSeconds(record.validBefore);
       if (found.chainTime >= record.validBefore) {
-        await deps.store.abandon(record.paymentKey);
-        return step(
-          "removed",
+        return removed(
           `never used on chain, and its authorization expired at ${expires} (the chain's latest block is at ${isoSeconds(found.chainTime)}), so it can never move money: removed.`,
         );
       }

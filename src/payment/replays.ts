@@ -26,7 +26,7 @@ import { sameJson } from "./json-equal.ts";
 import { PAYMENT_MESSAGES as MSG } from "./messages.ts";
 import type { ExactPaymentPayload } from "./payload.ts";
 import { offersForQuery, type Offer, type OfferOptions } from "./pricing.ts";
-import type { PaymentRecord, PaymentStore } from "./store.ts";
+import type { Claim, PaymentRecord, PaymentStore } from "./store.ts";
 
 export interface RecordedPaymentsDeps {
   store: PaymentStore;
@@ -39,7 +39,7 @@ export interface RecordedPaymentsDeps {
   quote(work: PaidWork, reason: PaymentRefusal, error: string): Promise<PaymentOutcome>;
   required(work: PaidWork, offers: Offer[], reason: PaymentRefusal, error: string): PaymentOutcome;
   /** The ordinary flow; `resumed`: the record exists already and is not this request's to delete. */
-  pay(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, resumed: boolean): Promise<PaymentOutcome>;
+  pay(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, claim: Claim, resumed: boolean): Promise<PaymentOutcome>;
 }
 
 /** The same payment: same key and the same signed authorization, byte for byte in meaning. */
@@ -84,17 +84,17 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
     return { kind: "paid", receipt: { success: true, transaction: record.transaction, network: record.network, payer: record.payer } };
   }
 
-  async function resume(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, record: PaymentRecord): Promise<PaymentOutcome> {
+  async function resume(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, claim: Claim, record: PaymentRecord): Promise<PaymentOutcome> {
     if (record.resourceUrl !== work.resource.url) return deps.quote(work, "other-resource", MSG.pendingElsewhere);
     const { from, nonce } = payload.payload.authorization;
     const state = await deps.chain.paymentState({ network: record.network, asset: record.asset, from, nonce, payTo: record.payTo, amount: record.amount });
     if (state?.kind === "consumed") {
       // Cancelled, or spent by another authorization: this attempt can never move money.
-      await deps.store.abandon(key);
+      await deps.store.abandon(key, claim);
       return deps.quote(work, "nonce-used", MSG.nonceConsumed);
     }
     // Unused: settle it now. Unproven (no endpoint, no log): the facilitator decides, and refuses a used nonce.
-    if (state?.kind !== "transferred") return deps.pay(work, payload, key, paymentId, true);
+    if (state?.kind !== "transferred") return deps.pay(work, payload, key, paymentId, claim, true);
     // The transfer happened: the record says so (dated by its block), and the buyer gets what the
     // attempt was for under the rules of any settled payment presented again (`replay`).
     const settledAt = state.minedAt;
@@ -128,10 +128,10 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
   }
 
   return {
-    async presentedAgain(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, record: PaymentRecord): Promise<PaymentOutcome> {
+    async presentedAgain(work: PaidWork, payload: ExactPaymentPayload, key: string, paymentId: string | null, claim: Claim, record: PaymentRecord): Promise<PaymentOutcome> {
       // Same nonce, another signature or authorization: not this payment.
       if (!samePayment(record.paymentKey, record.signedPayload, key, payload)) return deps.quote(work, "nonce-used", MSG.nonceUsed);
-      return record.status === "settled" ? replay(work, record) : resume(work, payload, key, paymentId, record);
+      return record.status === "settled" ? replay(work, record) : resume(work, payload, key, paymentId, claim, record);
     },
   };
 }

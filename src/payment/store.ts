@@ -12,7 +12,8 @@
  *             so a crash after the money moved leaves a record, never nothing.
  *   confirm → status `settled`, with the transaction hash and the rows delivered.
  *   abandon → the `settling` record is deleted: only while no money can have moved because of it
- *             (before /settle was asked, or /settle answered `success:false`).
+ *             (before /settle was asked, or /settle answered `success:false`), and only by the
+ *             holder of the payment's claim.
  * A record is only ever changed by the request that created it (or by recovery, which confirms an
  * attempt whose transfer is found on chain): a refused request never rewrites another's record.
  */
@@ -85,9 +86,20 @@ export interface PaymentTotal {
   amount: bigint;
 }
 
-/** The one-request-per-payment lock, held by this request until `release`. */
+/**
+ * The one-request-per-payment lock, held by this request until `release`: a short lease in the
+ * store (store/leases.ts, CLAIM_LEASE_MS) that the store handle renews while it is held, so that
+ * a holder that dies (SIGKILL, a lost replica) frees the payment within seconds (DESIGN §16).
+ */
 export interface Claim {
-  /** Frees the payment for other requests (any replica); idempotent. */
+  /** Opaque: names this holder in the store (`abandon` is refused to a holder that lost its claim). */
+  readonly holder: string;
+  /**
+   * True once a renewal found the claim taken over or cleared: its lease ran out (this process or
+   * the ledger stalled longer than the lease) and another request may hold the payment now.
+   */
+  readonly lost: boolean;
+  /** Frees the payment for other requests (any replica) and stops renewing; idempotent. */
   release(): Promise<void>;
 }
 
@@ -96,10 +108,10 @@ export interface PaymentStore {
   readonly location: string;
   /**
    * Takes the one-request-per-payment lock for `paymentKey` across every process sharing the
-   * store; null when another request holds it. The lock expires after `ttlMs` so that a holder
-   * that died (SIGKILL, a lost replica) does not block the payment forever.
+   * store; null when another request holds it. Renewed until `release`; a holder that stops
+   * renewing (it died) loses it once its lease has run out.
    */
-  claim(paymentKey: string, ttlMs: number): Promise<Claim | null>;
+  claim(paymentKey: string): Promise<Claim | null>;
   /** The record of a payment, settled or settling. */
   find(paymentKey: string): Promise<PaymentRecord | undefined>;
   /** The record carrying this payment-identifier id, settled or settling. */
@@ -126,8 +138,12 @@ export interface PaymentStore {
    * it), with the rows delivered; a recorded answer is never replaced.
    */
   recordAnswer(paymentKey: string, answer: DeliveredAnswer, rows: number | null): Promise<void>;
-  /** Deletes a `settling` attempt (nothing was charged); a settled record is never deleted. */
-  abandon(paymentKey: string): Promise<void>;
+  /**
+   * Deletes a `settling` attempt (nothing was charged), only while `claim` still holds the payment:
+   * a holder whose lease ran out never deletes what another request may be working on. A settled
+   * record is never deleted. Resolves to whether an attempt was deleted.
+   */
+  abandon(paymentKey: string, claim: Claim): Promise<boolean>;
   /** Settled payments, oldest first. */
   list(filter?: { since?: Date }): Promise<PaymentRecord[]>;
   /** Attempts whose outcome is unknown (the process stopped or the facilitator never answered), oldest first. */

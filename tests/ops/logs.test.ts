@@ -102,6 +102,11 @@ describe("json", () => {
     expect(line).toMatchObject({ level: "error", event: "ledger.alert", transaction: "0xfeed", message: expect.stringContaining("disk full") });
   });
 
+  test("a claim lost while its request worked is a warning naming the table and the payment", () => {
+    const [line] = lines([{ type: "payment.claim-lost", table: "items", paymentKey: "eip155:1|0xa|0xb|0xc" }]);
+    expect(line).toEqual({ time: expect.any(String), level: "warn", event: "payment.claim_lost", table: "items", payment_key: "eip155:1|0xa|0xb|0xc" });
+  });
+
   test("a refused reload lists every problem", () => {
     const [line] = lines([{ type: "config.rejected", source: "arrow402.yaml", problems: ["tables[0].name: a", "limits.max_rows: b"] }]);
     expect(line).toMatchObject({ level: "error", event: "config.rejected", problems: ["tables[0].name: a", "limits.max_rows: b"] });

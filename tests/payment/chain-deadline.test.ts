@@ -1,9 +1,9 @@
 /**
  * The chain read after a failed settlement is bounded as a whole (src/payment/chain.ts): an RPC
  * endpoint that accepts the request and never answers makes the state unknown (null) by the deadline,
- * which never removes an attempt, instead of holding the payment past its claim; and a slow endpoint
- * is sent no further call once the deadline has passed. The endpoints are real HTTP servers that
- * misbehave.
+ * which never removes an attempt, instead of holding the payment (and its buyer) indefinitely; and
+ * a slow endpoint is sent no further call once the deadline has passed. The endpoints are real HTTP
+ * servers that misbehave.
  */
 import { afterAll, expect, test } from "bun:test";
 import { createChainReader } from "../../src/payment/chain.ts";

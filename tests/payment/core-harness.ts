@@ -36,7 +36,7 @@ export interface Harness {
   events: PaymentEvent[];
   /** Milliseconds since the epoch the core sees; null: the real clock. */
   clock: number | null;
-  newCore(options?: { facilitatorTimeoutMs?: number; rpc?: boolean }): PaymentCore;
+  newCore(options?: { facilitatorTimeoutMs?: number; rpc?: boolean; store?: PaymentStore }): PaymentCore;
 }
 
 export function useHarness(): Harness {
@@ -67,10 +67,9 @@ export function useHarness(): Harness {
     h.newCore = (options = {}) =>
       createPaymentCore({
         facilitator: createFacilitatorClient({ url: h.proxy.url, timeoutMs: options.facilitatorTimeoutMs ?? 10_000 }),
-        store: h.store,
+        store: options.store ?? h.store,
         chain: createChainReader(options.rpc === false ? {} : { [h.devnet.chainId]: h.devnet.rpcUrl }),
         maxTimeoutSeconds: 300,
-        claimTtlMs: 60_000,
         maxReplays: 3,
         onEvent: (event) => h.events.push(event),
         now: () => h.clock ?? Date.now(),

@@ -3,12 +3,16 @@
  * "Crashes"), and the one-request-per-payment claim, against the devnet.
  */
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { createPublicClient, http } from "viem";
 import { BadRequestError, PaymentIdConflictError } from "../../src/errors.ts";
 import { createAuthorizationChecker } from "../../src/payment/authorization-check.ts";
 import { PAYMENT_MESSAGES } from "../../src/payment/messages.ts";
 import { reconcileAttempts } from "../../src/payment/reconcile.ts";
-import { PAYMENT_IDENTIFIER } from "../../src/payment/payload.ts";
+import type { Claim } from "../../src/payment/store.ts";
+import { openSqliteStore } from "../../src/payment/store/sqlite.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { PAYMENT_IDENTIFIER, paymentKey } from "../../src/payment/payload.ts";
 import type { PriceTag } from "../../src/config/types.ts";
 import type { PaymentCore } from "../../src/payment/core.ts";
 import { copy, expect402, expectPaid, fixedTags, perRowTags, queryWork, signFirst, useHarness, type Harness } from "./core-harness.ts";
@@ -48,6 +52,56 @@ describe("one request per payment", () => {
     expect(await h.store.list()).toHaveLength(1);
     expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n - 1000n);
   });
+});
+
+describe("a claim that ran out while its request worked", () => {
+  test("the process stalls past the lease while /verify runs and another process takes the payment over: 402 in use, nothing sent to /settle, the attempt left to the new holder, the loss reported; presented again later, it is settled once", async () => {
+    // Two processes sharing one ledger file, with a lease short enough to stall past.
+    const path = join(tempDir("arrow402-lease-"), "ledger.sqlite");
+    const [stalled, other] = [openSqliteStore(path, { claimLeaseMs: 300 }), openSqliteStore(path, { claimLeaseMs: 300 })];
+    const core = h.newCore({ store: stalled });
+    try {
+      const { body } = expect402(await core.process(queryWork(9, fixedTags(h), null, h).work));
+      const { payload, payer } = await signFirst(h, body);
+      const key = paymentKey(payload);
+      let takenOver: Claim | null = null;
+      h.proxy.setBehaviour({
+        verify: {
+          kind: "hook",
+          async before() {
+            // The whole process stalls (nothing renews), then the other process takes the payment
+            // over and this one's next renewal finds it gone.
+            Bun.sleepSync(600);
+            takenOver = await other.claim(key);
+            await Bun.sleep(250);
+          },
+        },
+      });
+      const { work, calls } = queryWork(9, fixedTags(h), payload, h);
+      const outcome = await core.process(work);
+      h.proxy.setBehaviour({});
+      expect(takenOver).not.toBeNull();
+      expect(expect402(outcome).body.error).toBe(PAYMENT_MESSAGES.inUse);
+      expect(h.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+      expect(calls.run).toBe(1);
+      expect(await other.find(key)).toMatchObject({ status: "settling", rows: null });
+      expect(h.events).toContainEqual({ type: "payment.claim-lost", table: "swaps", paymentKey: key });
+      expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n);
+      // The new holder still holds it (renewed); once it lets go, the same payment is settled, once.
+      await Bun.sleep(600);
+      expect(await stalled.claim(key)).toBeNull();
+      await takenOver!.release();
+      h.proxy.resetCounts();
+      const { receipt } = expectPaid(await core.process(queryWork(9, fixedTags(h), payload, h).work));
+      expect(h.proxy.counts).toMatchObject({ settle: 1 });
+      expect(await other.list()).toEqual([expect.objectContaining({ transaction: receipt.transaction, rows: 9 })]);
+      expect(await h.devnet.balanceOf(payer.account.address)).toBe(1_000_000n - 7000n);
+    } finally {
+      h.proxy.setBehaviour({});
+      await stalled.close();
+      await other.close();
+    }
+  }, 20_000);
 });
 
 describe("a settled payment presented again", () => {

@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { LedgerConfig } from "../../src/config/types.ts";
 import type { PaymentStore, Settlement, SettlementAttempt } from "../../src/payment/store.ts";
-import { openPaymentStore } from "../../src/payment/store/open.ts";
+import { openPaymentStore, type OpenStoreOptions } from "../../src/payment/store/open.ts";
 import { usePostgres } from "../support/postgres.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { OTHER_PAY_TO, PAY_TO, USDC_BASE_SEPOLIA } from "./fixtures.ts";
@@ -15,7 +15,7 @@ import { OTHER_PAY_TO, PAY_TO, USDC_BASE_SEPOLIA } from "./fixtures.ts";
 export interface StoreBackend {
   name: "sqlite" | "postgres";
   /** Fresh, empty payment state; every call of `open` is one more process-like handle on it. */
-  fresh(): Promise<{ ledger: LedgerConfig; open(): Promise<PaymentStore> }>;
+  fresh(): Promise<{ ledger: LedgerConfig; open(options?: OpenStoreOptions): Promise<PaymentStore> }>;
 }
 
 /** Registers the hooks (a PostgreSQL server for the file, stores closed after each test); call at the top of a test file. */
@@ -30,8 +30,8 @@ export function storeBackends(): StoreBackend[] {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const opener = (ledger: LedgerConfig) => async () => {
-    const store = await openPaymentStore(ledger);
+  const opener = (ledger: LedgerConfig) => async (options?: OpenStoreOptions) => {
+    const store = await openPaymentStore(ledger, options);
     opened.push(store);
     return store;
   };

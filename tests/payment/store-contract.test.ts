@@ -12,33 +12,34 @@ import { EIGHTEEN, USDC_BASE_SEPOLIA } from "./fixtures.ts";
 
 const backends = storeBackends();
 const MAX_UINT256 = 2n ** 256n - 1n;
-const TTL = 60_000;
+/** A lease short enough to watch several of them pass in a test (the default is CLAIM_LEASE_MS, 5 s). */
+const SHORT_LEASE = 1_200;
 
 describe.each(backends.map((backend) => [backend.name, backend] as const))("%s store", (_name, backend) => {
-  describe("claims", () => {
-    test("one holder per payment key; other keys are independent; release frees it", async () => {
+  describe("claims: leases renewed while held", () => {
+    test("one holder per payment key; other keys are independent; release frees it at once", async () => {
       const { open } = await backend.fresh();
       const store = await open();
       const key = attempt().paymentKey;
-      const first = await store.claim(key, TTL);
+      const first = await store.claim(key);
       expect(first).not.toBeNull();
-      expect(await store.claim(key, TTL)).toBeNull();
-      expect(await store.claim(attempt().paymentKey, TTL)).not.toBeNull();
+      expect(await store.claim(key)).toBeNull();
+      expect(await store.claim(attempt().paymentKey)).not.toBeNull();
       await first!.release();
-      expect(await store.claim(key, TTL)).not.toBeNull();
+      expect(await store.claim(key)).not.toBeNull();
     });
 
     test("exclusive between two handles on the same state (two replicas)", async () => {
       const { open } = await backend.fresh();
       const [one, two] = [await open(), await open()];
       const key = attempt().paymentKey;
-      const held = await one.claim(key, TTL);
+      const held = await one.claim(key);
       expect(held).not.toBeNull();
-      expect(await two.claim(key, TTL)).toBeNull();
+      expect(await two.claim(key)).toBeNull();
       await held!.release();
-      const taken = await two.claim(key, TTL);
+      const taken = await two.claim(key);
       expect(taken).not.toBeNull();
-      expect(await one.claim(key, TTL)).toBeNull();
+      expect(await one.claim(key)).toBeNull();
       await taken!.release();
     });
 
@@ -46,46 +47,85 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))("%s s
       const { open } = await backend.fresh();
       const [one, two] = [await open(), await open()];
       const key = attempt().paymentKey;
-      const claims = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? one : two).claim(key, TTL)));
+      const claims = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? one : two).claim(key)));
       expect(claims.filter((claim) => claim !== null)).toHaveLength(1);
     });
 
-    test("release is idempotent, and a stale release never frees a later holder's claim", async () => {
+    test("a claim renewed by its holder is kept past several leases, from every handle; released, it is free at once", async () => {
       const { open } = await backend.fresh();
-      const [one, two] = [await open(), await open()];
+      const [one, two] = [await open({ claimLeaseMs: SHORT_LEASE }), await open({ claimLeaseMs: SHORT_LEASE })];
       const key = attempt().paymentKey;
-      // The first holder outlives its claim (a stalled request): another one takes the key over.
-      const stale = await one.claim(key, 100);
-      await Bun.sleep(250);
-      const current = await two.claim(key, TTL);
-      expect(stale).not.toBeNull();
-      expect(current).not.toBeNull();
-      await stale!.release();
-      await stale!.release();
-      expect(await one.claim(key, TTL)).toBeNull();
-      await current!.release();
-      await current!.release();
-      expect(await one.claim(key, TTL)).not.toBeNull();
-    });
+      const held = await one.claim(key);
+      expect(held).not.toBeNull();
+      const until = Date.now() + 3 * SHORT_LEASE;
+      let tries = 0;
+      while (Date.now() < until) {
+        expect(await two.claim(key)).toBeNull();
+        expect(await one.claim(key)).toBeNull();
+        tries += 1;
+        await Bun.sleep(SHORT_LEASE / 4);
+      }
+      expect(tries).toBeGreaterThanOrEqual(6);
+      expect(held!.lost).toBe(false);
+      await held!.release();
+      expect(await two.claim(key)).not.toBeNull();
+    }, 20_000);
 
-    test("a holder killed with SIGKILL blocks the key until its claim expires, then not", async () => {
+    test("a stalled holder (SIGSTOP): its lease runs out and exactly one taker gets the key; resumed, it finds its claim lost, cannot abandon the attempt, and its release leaves the new claim", async () => {
+      const { ledger, open } = await backend.fresh();
+      const [one, two] = [await open({ claimLeaseMs: SHORT_LEASE }), await open({ claimLeaseMs: SHORT_LEASE })];
+      const paid = attempt();
+      const key = paid.paymentKey;
+      const holder = await holdInSubprocess(ledger, key, SHORT_LEASE);
+      try {
+        await one.begin(paid);
+        expect(await one.claim(key)).toBeNull();
+        holder.child.kill("SIGSTOP");
+        await Bun.sleep(SHORT_LEASE + 300);
+        const takers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? one : two).claim(key)));
+        const current = takers.filter((claim) => claim !== null);
+        expect(current).toHaveLength(1);
+        holder.child.kill("SIGCONT");
+        // Its next renewal finds the key taken over; it then tries to abandon the attempt and releases.
+        expect(await holder.line()).toBe("lost; abandoned: false");
+        expect((await two.find(key))?.status).toBe("settling");
+        // The new holder keeps it (renewed) past two more leases.
+        await Bun.sleep(2 * SHORT_LEASE);
+        expect(current[0]!.lost).toBe(false);
+        expect(await one.claim(key)).toBeNull();
+        expect(await two.claim(key)).toBeNull();
+        expect(await two.abandon(key, current[0]!)).toBe(true);
+        expect(await two.find(key)).toBeUndefined();
+        await current[0]!.release();
+        await current[0]!.release();
+        expect(await one.claim(key)).not.toBeNull();
+      } finally {
+        holder.child.kill("SIGKILL");
+        await holder.child.exited;
+      }
+    }, 20_000);
+
+    test("a holder killed with SIGKILL after holding the key for several leases: the key is free within one lease of its death, not before", async () => {
       const { ledger, open } = await backend.fresh();
       const store = await open();
       const key = attempt().paymentKey;
-      const ttlMs = 2_000;
-      const holder = await claimInSubprocess(ledger, key, ttlMs);
-      holder.kill("SIGKILL");
-      await holder.exited;
+      const lease = SHORT_LEASE;
+      const holder = await holdInSubprocess(ledger, key, lease);
+      // Alive, the other process keeps the key past its lease.
+      await Bun.sleep(3 * lease);
+      expect(await store.claim(key)).toBeNull();
+      holder.child.kill("SIGKILL");
+      await holder.child.exited;
       const killedAt = Date.now();
-      expect(await store.claim(key, TTL)).toBeNull();
+      expect(await store.claim(key)).toBeNull();
       let claim = null;
-      while (claim === null && Date.now() - killedAt < 15_000) {
-        await Bun.sleep(100);
-        claim = await store.claim(key, TTL);
+      while (claim === null && Date.now() - killedAt < 10 * lease) {
+        await Bun.sleep(50);
+        claim = await store.claim(key);
       }
       expect(claim).not.toBeNull();
-      expect(Date.now() - killedAt).toBeLessThan(15_000);
-    });
+      expect(Date.now() - killedAt).toBeLessThan(lease + 1_000);
+    }, 20_000);
   });
 
   describe("attempts: begin, confirm, abandon", () => {
@@ -186,22 +226,31 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))("%s s
       expect(await two.unconfirmed()).toHaveLength(1);
     });
 
-    test("abandon deletes a settling attempt (which may then begin again) and never a settled record", async () => {
+    test("abandon deletes a settling attempt (which may then begin again), only for the holder of its claim, and never a settled record", async () => {
       const { open } = await backend.fresh();
       const store = await open();
       const dropped = attempt();
       await store.begin(dropped);
-      await store.abandon(dropped.paymentKey);
+      const claim = (await store.claim(dropped.paymentKey))!;
+      // Another key's claim, or a released one, does not hold this payment.
+      const other = (await store.claim(attempt().paymentKey))!;
+      expect(await store.abandon(dropped.paymentKey, other)).toBe(false);
+      expect((await store.find(dropped.paymentKey))?.status).toBe("settling");
+      expect(await store.abandon(dropped.paymentKey, claim)).toBe(true);
       expect(await store.find(dropped.paymentKey)).toBeUndefined();
       expect(await store.findByPaymentId(dropped.paymentId!)).toBeUndefined();
       expect(await store.unconfirmed()).toEqual([]);
-      await store.abandon(dropped.paymentKey);
+      expect(await store.abandon(dropped.paymentKey, claim)).toBe(false);
       await store.begin(dropped);
+      expect((await store.find(dropped.paymentKey))?.status).toBe("settling");
+      await claim.release();
+      expect(await store.abandon(dropped.paymentKey, claim)).toBe(false);
       expect((await store.find(dropped.paymentKey))?.status).toBe("settling");
 
       const kept = attempt();
       await settle(store, kept, new Date("2026-11-01T00:00:00Z"));
-      await store.abandon(kept.paymentKey);
+      const keptClaim = (await store.claim(kept.paymentKey))!;
+      expect(await store.abandon(kept.paymentKey, keptClaim)).toBe(false);
       expect((await store.find(kept.paymentKey))?.status).toBe("settled");
       expect(await store.list()).toHaveLength(1);
     });
@@ -292,29 +341,51 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))("%s s
   });
 });
 
-/** A separate process that opens the store, claims `key`, says so, and then waits to be killed. */
-async function claimInSubprocess(ledger: LedgerConfig, key: string, ttlMs: number): Promise<Bun.Subprocess<"ignore", "pipe", "inherit">> {
+/**
+ * A separate process that opens the store (its own handle and lease timer), claims `key`, says so,
+ * and keeps renewing it; once a renewal finds the claim lost it tries to abandon the attempt,
+ * releases, says what happened, and waits to be killed.
+ */
+async function holdInSubprocess(ledger: LedgerConfig, key: string, leaseMs: number) {
   const open = join(import.meta.dir, "../../src/payment/store/open.ts");
   const script = `
     const { openPaymentStore } = await import(${JSON.stringify(open)});
-    const store = await openPaymentStore(JSON.parse(process.env.LEDGER));
-    const claim = await store.claim(process.env.KEY, Number(process.env.TTL));
+    const store = await openPaymentStore(JSON.parse(process.env.LEDGER), { claimLeaseMs: Number(process.env.LEASE) });
+    const claim = await store.claim(process.env.KEY);
     console.log(claim === null ? "refused" : "claimed");
+    if (claim !== null) {
+      while (!claim.lost) await Bun.sleep(10);
+      const abandoned = await store.abandon(process.env.KEY, claim);
+      await claim.release();
+      console.log("lost; abandoned: " + abandoned);
+    }
     await Bun.sleep(60_000);
   `;
   const child = Bun.spawn(["bun", "-e", script], {
-    env: { ...process.env, LEDGER: JSON.stringify(ledger), KEY: key, TTL: String(ttlMs) },
+    env: { ...process.env, LEDGER: JSON.stringify(ledger), KEY: key, LEASE: String(leaseMs) },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "inherit",
   });
   const reader = child.stdout.getReader();
-  const { value } = await reader.read();
-  reader.releaseLock();
-  const said = new TextDecoder().decode(value ?? new Uint8Array()).trim();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  /** The next line the process prints ("" once it has ended). */
+  const line = async (): Promise<string> => {
+    while (!buffered.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) return buffered;
+      buffered += decoder.decode(value, { stream: true });
+    }
+    const end = buffered.indexOf("\n");
+    const first = buffered.slice(0, end);
+    buffered = buffered.slice(end + 1);
+    return first;
+  };
+  const said = await line();
   if (said !== "claimed") {
     child.kill("SIGKILL");
     throw new Error(`the subprocess did not claim the key (it said '${said}')`);
   }
-  return child;
+  return { child, line };
 }

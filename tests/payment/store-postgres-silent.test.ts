@@ -31,7 +31,7 @@ test("a silent server: every call is refused as unavailable after the call timeo
   try {
     const calls: [string, () => Promise<unknown>][] = [
       ["ping", () => store.ping()],
-      ["claim", () => store.claim(recorded.paymentKey, 60_000)],
+      ["claim", () => store.claim(recorded.paymentKey)],
       ["find", () => store.find(recorded.paymentKey)],
       ["begin", () => store.begin(attempt())],
       ["confirm", () => store.confirm(recorded.paymentKey, { transaction: "0x01", payer: recorded.payer, settledAt: new Date(), rows: 1, answer: null })],

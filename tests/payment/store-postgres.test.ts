@@ -64,12 +64,12 @@ describe("location and failures", () => {
       await server.stop();
       const calls: [string, Promise<unknown>][] = [
         ["ping", store.ping()],
-        ["claim", store.claim(paid.paymentKey, 60_000)],
+        ["claim", store.claim(paid.paymentKey)],
         ["find", store.find(paid.paymentKey)],
         ["findByPaymentId", store.findByPaymentId(paid.paymentId!)],
         ["begin", store.begin(attempt())],
         ["confirm", store.confirm(paid.paymentKey, settlement())],
-        ["abandon", store.abandon(paid.paymentKey)],
+        ["abandon", store.abandon(paid.paymentKey, { holder: "a holder", lost: false, release: async () => {} })],
         ["list", store.list()],
         ["unconfirmed", store.unconfirmed()],
         ["totals", store.totals()],

@@ -23,9 +23,9 @@ export interface ServeConfigOptions {
   devnet: Devnet;
   databasePath: string;
   facilitatorUrl: string;
-  /** Default 4000 ms (ten times a devnet settlement): with queryTimeoutMs it sets how long a dead holder's claim lasts, 2 × (1000 + 2 × 4000) = 18 s (src/server.ts claimTtlMs). */
+  /** Default 4000 ms (ten times a devnet settlement), so that a test whose facilitator fails ends soon. */
   facilitatorTimeoutMs?: number;
-  /** Default 1000 ms, for the same reason. */
+  /** Default 1000 ms. */
   queryTimeoutMs?: number;
   ledger: { path: string } | { url: string };
   /** JSON-RPC endpoint for the devnet's chain: default the devnet's anvil; null: none configured. */

@@ -7,6 +7,11 @@ import type { PaymentStore } from "../store.ts";
 import { openPostgresStore } from "./postgres.ts";
 import { openSqliteStore } from "./sqlite.ts";
 
-export async function openPaymentStore(ledger: LedgerConfig): Promise<PaymentStore> {
-  return ledger.url !== undefined ? await openPostgresStore(ledger.url) : openSqliteStore(ledger.path);
+export interface OpenStoreOptions {
+  /** How long a claim lives without renewal (default CLAIM_LEASE_MS, leases.ts); shorter in tests. */
+  claimLeaseMs?: number;
+}
+
+export async function openPaymentStore(ledger: LedgerConfig, options: OpenStoreOptions = {}): Promise<PaymentStore> {
+  return ledger.url !== undefined ? await openPostgresStore(ledger.url, options) : openSqliteStore(ledger.path, options);
 }

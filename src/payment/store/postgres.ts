@@ -4,12 +4,17 @@
  * so N replicas act as one server. Same contract as the SQLite store (store.ts); one contract test
  * runs against both.
  *
- * Claims are rows of an UNLOGGED table with an expiry, taken by one atomic
- * INSERT … ON CONFLICT DO UPDATE … WHERE expired. Not advisory locks: a session lock belongs to
- * one connection, so each in-flight payment would pin a pooled connection until its release, and
- * a stuck holder that keeps its connection open would never expire. A row works through any
- * pooled connection, expires after `ttlMs` by the database's clock (the same clock for every
+ * Claims are rows of an UNLOGGED table with a short lease, taken by one atomic
+ * INSERT … ON CONFLICT DO UPDATE … WHERE expired, and renewed by their replica while it works
+ * (leases.ts: one UPDATE every third of the lease for all the claims the replica holds). A row
+ * works through any pooled connection, expires by the database's clock (the same clock for every
  * replica, whatever theirs say), and costs one round trip without a disk flush.
+ * Not session advisory locks, although a lock that ends with its session also frees a dead
+ * replica's payments: a lock belongs to one connection, so either each in-flight payment pins a
+ * pooled connection until its release (the pool then caps the payments in flight), or one reserved
+ * connection holds them all, serialising every claim and release of the replica and losing them
+ * all, unnoticed by their holders, when that connection drops. A lease is also what the SQLite
+ * store does (it has no such lock): one mechanism, one contract test.
  *
  * Connection failures reject the call with LedgerUnavailableError: the payment core refuses the
  * payment before any facilitator call (503 with Retry-After, nothing charged), or, after a
@@ -21,6 +26,7 @@ import { randomUUID } from "node:crypto";
 import { withDeadline } from "../../deadline.ts";
 import { LedgerUnavailableError } from "../../errors.ts";
 import type { Claim, DeliveredAnswer, PaymentRecord, PaymentStore, PaymentTotal, Settlement, SettlementAttempt } from "../store.ts";
+import { createLeases, type HeldClaim } from "./leases.ts";
 import { createSchema } from "./postgres-schema.ts";
 import { postgresConnection, postgresLocation } from "./postgres-url.ts";
 import { alreadyRecorded, noAttemptInProgress } from "./refusals.ts";
@@ -37,6 +43,8 @@ export interface PostgresStoreOptions {
    * partition) would otherwise hold every paid request forever.
    */
   callTimeoutMs?: number;
+  /** How long a claim lives without renewal (default CLAIM_LEASE_MS); shorter in tests. */
+  claimLeaseMs?: number;
 }
 
 interface Row {
@@ -87,29 +95,47 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const since = (filter?: { since?: Date }) => filter?.since ?? new Date(0);
   const reachable = reachableWithin(options.callTimeoutMs ?? 10_000);
   let closed = false;
+  const takeClaim = reachable(async (paymentKey: string, holder: string) => {
+    const taken = await sql`
+      INSERT INTO arrow402_claims (payment_key, holder, expires_at)
+      VALUES (${paymentKey}, ${holder}, now() + ${leases.leaseMs}::float8 * interval '1 millisecond')
+      ON CONFLICT (payment_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+        WHERE arrow402_claims.expires_at <= now()
+      RETURNING holder`;
+    return taken.length === 1;
+  });
+  const leases = createLeases(
+    reachable(async (claims: readonly HeldClaim[], leaseMs: number) => {
+      if (closed) return [];
+      const keys = JSON.stringify(claims.map((claim) => claim.paymentKey));
+      const holders = JSON.stringify(claims.map((claim) => claim.holder));
+      // The lists travel as JSON text (a parameter typed jsonb would be encoded as one JSON string).
+      const renewed = (await sql`
+        UPDATE arrow402_claims SET expires_at = now() + ${leaseMs}::float8 * interval '1 millisecond'
+        WHERE payment_key IN (SELECT jsonb_array_elements_text(${keys}::text::jsonb))
+          AND holder IN (SELECT jsonb_array_elements_text(${holders}::text::jsonb))
+        RETURNING holder`) as { holder: string }[];
+      return renewed.map((row) => row.holder);
+    }),
+    options.claimLeaseMs,
+  );
 
   return {
     location,
-    claim: reachable(async (paymentKey: string, ttlMs: number) => {
+    async claim(paymentKey: string) {
       const holder = randomUUID();
-      const taken = await sql`
-        INSERT INTO arrow402_claims (payment_key, holder, expires_at)
-        VALUES (${paymentKey}, ${holder}, now() + ${ttlMs}::float8 * interval '1 millisecond')
-        ON CONFLICT (payment_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-          WHERE arrow402_claims.expires_at <= now()
-        RETURNING holder`;
-      if (taken.length !== 1) return null;
-      let released = false;
-      const claim: Claim = {
-        release: reachable(async () => {
-          if (released) return;
-          // Only our own claim: after expiry another request may hold the key.
+      // Renewed only once taken in time: a take given up on (no answer within callTimeoutMs) that
+      // lands later is never renewed, and expires within the lease.
+      if (!(await takeClaim(paymentKey, holder))) return null;
+      // Only our own claim: after its lease ran out another request may hold the key. A release
+      // that fails leaves the row to expire within the lease (it is no longer renewed).
+      return leases.hold(
+        { paymentKey, holder },
+        reachable(async () => {
           await sql`DELETE FROM arrow402_claims WHERE payment_key = ${paymentKey} AND holder = ${holder}`;
-          released = true;
         }),
-      };
-      return claim;
-    }),
+      );
+    },
     find: reachable(async (paymentKey: string) => {
       const [row] = (await sql`${select()} WHERE payment_key = ${paymentKey}`) as Row[];
       return row === undefined ? undefined : toRecord(row);
@@ -156,8 +182,13 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
         WHERE payment_key = ${paymentKey} AND status = 'settled' AND replays < ${max}`;
       return counted.count === 1;
     }),
-    abandon: reachable(async (paymentKey: string) => {
-      await sql`DELETE FROM arrow402_payments WHERE payment_key = ${paymentKey} AND status = 'settling'`;
+    abandon: reachable(async (paymentKey: string, claim: Claim) => {
+      // Only while the holder still holds the payment's claim: FOR SHARE makes a takeover wait for
+      // this statement, or this statement see the takeover (READ COMMITTED rechecks the locked row).
+      const deleted = await sql`
+        DELETE FROM arrow402_payments WHERE payment_key = ${paymentKey} AND status = 'settling'
+          AND EXISTS (SELECT 1 FROM arrow402_claims WHERE payment_key = ${paymentKey} AND holder = ${claim.holder} FOR SHARE)`;
+      return deleted.count === 1;
     }),
     list: reachable(async (filter?: { since?: Date }) => {
       const rows = (await sql`${select()} WHERE status = 'settled' AND settled_at >= ${since(filter)} ORDER BY settled_at, id`) as Row[];
@@ -190,6 +221,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     async close() {
       if (closed) return;
       closed = true;
+      leases.stop();
       await sql.close();
     },
   };
@@ -218,9 +250,10 @@ function isUnreachable(error: unknown): boolean {
 /**
  * Store methods with an unreachable server reported as LedgerUnavailableError (503, nothing
  * charged), also when it does not answer within `timeoutMs`. A statement given up on may still run
- * once the server answers again; each is safe then: a late claim expires, a late attempt is an
- * unconfirmed attempt that was never sent to /settle (presented again or reconciled, it is settled
- * or removed), a late confirmation records what happened.
+ * once the server answers again; each is safe then: a late claim is never renewed and expires
+ * within its lease, a late attempt is an unconfirmed attempt that was never sent to /settle
+ * (presented again or reconciled, it is settled or removed), a late confirmation records what
+ * happened.
  */
 function reachableWithin(timeoutMs: number) {
   return <A extends unknown[], R>(method: (...args: A) => Promise<R>): ((...args: A) => Promise<R>) =>

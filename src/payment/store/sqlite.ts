@@ -4,8 +4,10 @@
  * attempt survives a crash or a power loss, so a payment that may have moved money is never
  * forgotten, and a payment key or payment id is recorded once (unique).
  *
- * Several processes may share one file: claims are rows of the file (with an expiry), so they
- * exclude each other there too, and SQLite serialises the writes (busy_timeout waits for the lock).
+ * Several processes may share one file: claims are rows of the file with a short lease that each
+ * process renews while it holds them (leases.ts), so they exclude each other there too, a process
+ * that dies frees its payments within the lease, and SQLite serialises the writes (busy_timeout
+ * waits for the lock). Leases are by Date.now(): the processes sharing a file share a clock.
  *
  * bun:sqlite is synchronous; the store's methods are asynchronous only to share one contract with
  * the PostgreSQL store (store.ts).
@@ -15,6 +17,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Claim, PaymentRecord, PaymentStore, Settlement, SettlementAttempt } from "../store.ts";
+import { createLeases } from "./leases.ts";
 import { alreadyRecorded, noAttemptInProgress } from "./refusals.ts";
 import { migrate } from "./sqlite-schema.ts";
 import { sumTotals } from "./totals.ts";
@@ -49,7 +52,12 @@ interface Row {
 const COLUMNS = `status, settled_at, table_name, resource_url, query, rows, amount, asset, network, payer, pay_to, tx_hash,
   payment_key, payment_id, valid_before, signed_payload, answer_digest, answer_format, replays`;
 
-export function openSqliteStore(path: string): SqlitePaymentStore {
+export interface SqliteStoreOptions {
+  /** How long a claim lives without renewal (default CLAIM_LEASE_MS); shorter in tests. */
+  claimLeaseMs?: number;
+}
+
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqlitePaymentStore {
   // The ledger is the process's own state: its folder (e.g. ./.arrow402/devnet/) is created on
   // first use, as SQLite creates the file but not the folders above it.
   mkdirSync(dirname(path), { recursive: true });
@@ -79,6 +87,12 @@ export function openSqliteStore(path: string): SqlitePaymentStore {
      WHERE claims.expires_at <= ?4`,
   );
   const dropClaim = db.prepare("DELETE FROM claims WHERE payment_key = ? AND holder = ?");
+  // Every claim this handle holds, in one statement (by its key, then its holder: unique).
+  const renewClaims = db.prepare<{ holder: string }, [number, string, string]>(
+    `UPDATE claims SET expires_at = ?1
+     WHERE payment_key IN (SELECT value FROM json_each(?2)) AND holder IN (SELECT value FROM json_each(?3))
+     RETURNING holder`,
+  );
   // Strict: an attempt never overwrites a record (DO NOTHING on either unique key, then refused).
   const insertAttempt = db.prepare(
     `INSERT INTO payments (status, settled_at, table_name, resource_url, query, rows, amount, asset, network, payer, pay_to,
@@ -95,7 +109,12 @@ export function openSqliteStore(path: string): SqlitePaymentStore {
     "UPDATE payments SET answer_digest = ?1, answer_format = ?2, rows = ?3 WHERE payment_key = ?4 AND status = 'settled' AND answer_digest IS NULL",
   );
   const addReplay = db.prepare("UPDATE payments SET replays = replays + 1 WHERE payment_key = ?1 AND status = 'settled' AND replays < ?2");
-  const deleteAttempt = db.prepare("DELETE FROM payments WHERE payment_key = ? AND status = 'settling'");
+  // Only while the holder still holds the payment's claim (SQLite serialises writers: no takeover
+  // can come between the check and the delete).
+  const deleteAttempt = db.prepare(
+    `DELETE FROM payments WHERE payment_key = ?1 AND status = 'settling'
+       AND EXISTS (SELECT 1 FROM claims WHERE payment_key = ?1 AND holder = ?2)`,
+  );
   const byKey = db.query<Row, [string]>(`SELECT ${COLUMNS} FROM payments WHERE payment_key = ?`);
   const byPaymentId = db.query<Row, [string]>(`SELECT ${COLUMNS} FROM payments WHERE payment_id = ?`);
   const settledSince = db.query<Row, [string]>(
@@ -111,25 +130,27 @@ export function openSqliteStore(path: string): SqlitePaymentStore {
 
   const sinceText = (filter?: { since?: Date }) => (filter?.since ?? new Date(0)).toISOString();
   let closed = false;
+  // Claims need not survive a crash (the requests holding them do not either): renewals, like
+  // takes and releases, commit without an fsync, so one costs the HTTP thread a WAL append.
+  const leases = createLeases((claims, leaseMs) => {
+    if (closed) return [];
+    const keys = JSON.stringify(claims.map((claim) => claim.paymentKey));
+    const holders = JSON.stringify(claims.map((claim) => claim.holder));
+    return withoutFsync(() => renewClaims.all(Date.now() + leaseMs, keys, holders)).map((row) => row.holder);
+  }, options.claimLeaseMs);
 
   return {
     location: path,
-    async claim(paymentKey, ttlMs) {
+    async claim(paymentKey) {
       const holder = randomUUID();
       const now = Date.now();
-      // Claims need not survive a crash (the requests holding them do not either): no fsync.
-      const taken = withoutFsync(() => takeClaim.run(paymentKey, holder, now + ttlMs, now).changes) === 1;
+      const taken = withoutFsync(() => takeClaim.run(paymentKey, holder, now + leases.leaseMs, now).changes) === 1;
       if (!taken) return null;
-      let released = false;
-      const claim: Claim = {
-        async release() {
-          if (released || closed) return;
-          released = true;
-          // Only our own claim: after expiry another request may hold the key.
-          withoutFsync(() => dropClaim.run(paymentKey, holder));
-        },
-      };
-      return claim;
+      return leases.hold({ paymentKey, holder }, () => {
+        if (closed) return;
+        // Only our own claim: after its lease ran out another request may hold the key.
+        withoutFsync(() => dropClaim.run(paymentKey, holder));
+      });
     },
     async find(paymentKey) {
       return recordOrUndefined(byKey.get(paymentKey));
@@ -175,8 +196,8 @@ export function openSqliteStore(path: string): SqlitePaymentStore {
       // A count lost to a power loss only allows one more replay: no fsync on the HTTP thread.
       return withoutFsync(() => addReplay.run(paymentKey, max).changes) === 1;
     },
-    async abandon(paymentKey) {
-      deleteAttempt.run(paymentKey);
+    async abandon(paymentKey, claim: Claim) {
+      return deleteAttempt.run(paymentKey, claim.holder).changes === 1;
     },
     async list(filter) {
       return settledSince.all(sinceText(filter)).map(toRecord);
@@ -198,6 +219,7 @@ export function openSqliteStore(path: string): SqlitePaymentStore {
     async close() {
       if (closed) return;
       closed = true;
+      leases.stop();
       db.close();
     },
     durability() {
