@@ -130,7 +130,7 @@ export function createApp(deps: AppDeps): App {
       const facts = observer.factsOf(request);
       const client = limitKeyOf(request);
       const budget = refusedPayments.budgetOf(client);
-      return perClient.guard(client, (track) => handleQuery({ config, queries: facts.noting(queries) }, request, facts.tracking(track), budget));
+      return perClient.guard(client, (track) => handleQuery({ config, queries: facts.noting(queries), sending: deps.executor.sending }, request, facts.tracking(track), budget));
     })
     // MCP (ARCHITECTURE.md §12): a POST is one JSON-RPC exchange, a query among them.
     .post("/mcp", ({ request }) => {

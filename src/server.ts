@@ -215,6 +215,7 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
     helpersSubstituted: () => executor.stats.helpersSubstituted,
     spillBytes: () => executor.spillBytes,
     spilledBytes: () => executor.spilledBytes,
+    unsentBytes: () => executor.sending.unsent.usedBytes,
     resultCacheHits: () => executor.stats.resultCacheHits,
     resultCacheBytes: () => executor.resultCacheBytes,
   });

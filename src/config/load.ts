@@ -93,6 +93,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
       maxConcurrentPerClient: numberOr(limits, "max_concurrent_per_client", DEFAULTS.maxConcurrentPerClient),
       sendTimeoutMs: numberOr(limits, "send_timeout_ms", DEFAULTS.sendTimeoutMs),
       spillBudgetMb: numberOr(limits, "spill_budget_mb", DEFAULTS.spillBudgetMb),
+      unsentBudgetMb: numberOr(limits, "unsent_budget_mb", DEFAULTS.unsentBudgetMb),
       receiveTimeoutMs: numberOr(limits, "receive_timeout_ms", DEFAULTS.receiveTimeoutMs),
       keepAliveSeconds: numberOr(limits, "keep_alive_seconds", DEFAULTS.keepAliveSeconds),
       maxRefusedPaymentsPerMinute: numberOr(limits, "max_refused_payments_per_minute", DEFAULTS.maxRefusedPaymentsPerMinute),

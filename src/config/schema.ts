@@ -34,6 +34,7 @@ export const DEFAULTS = {
   mcpMaxRows: 1_000,
   mcpMaxBytes: 1_048_576,
   maxReplays: 3,
+  unsentBudgetMb: 256,
   dashboardsRoot: "./dashboards",
   metrics: false,
   log: "text",
@@ -243,6 +244,9 @@ export const ConfigSchema = Type.Object(
           send_timeout_ms: Type.Optional(Count("longest a response waits for its client to read", 1, { default: DEFAULTS.sendTimeoutMs })),
           spill_budget_mb: Type.Optional(
             Count("megabytes of temporary files for responses waiting for their clients and paid results waiting for settlement (0: none)", 0, { default: DEFAULTS.spillBudgetMb }),
+          ),
+          unsent_budget_mb: Type.Optional(
+            Count("megabytes of complete answers held in memory for clients that have not read them yet (past it, free queries get 503)", 1, { default: DEFAULTS.unsentBudgetMb }),
           ),
           receive_timeout_ms: Type.Optional(Count("longest a request body (POST /mcp) may take to arrive", 1, { default: DEFAULTS.receiveTimeoutMs })),
           keep_alive_seconds: Type.Optional(

@@ -128,6 +128,8 @@ export interface Config {
     sendTimeoutMs: number;
     /** Temporary files of waiting responses and held paid results stay within this many MiB (db/spill.ts). */
     spillBudgetMb: number;
+    /** Complete answers waiting for their clients stay within this many MiB of memory (db/sent-body.ts). */
+    unsentBudgetMb: number;
     /** A request body (POST /mcp) that has not all arrived after this long is refused (408). */
     receiveTimeoutMs: number;
     /** Facilitator refusals per client address and minute before its payments get 429; 0 means no limit. */

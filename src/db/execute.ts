@@ -12,12 +12,13 @@ import { rowidSpanSql } from "../sql/rowid.ts";
 import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 import type { Database } from "bun:sqlite";
 import { openReadOnly } from "./catalog.ts";
-import { ClientGoneError, ResultNotHeldError } from "../errors.ts";
+import { ClientGoneError, ResultNotHeldError, ServerBusyError } from "../errors.ts";
 import { CountCache } from "./count-cache.ts";
 import { LaneClassifier } from "./lanes.ts";
 import type { SendingOptions } from "./outgoing.ts";
 import { HELD_IN_MEMORY_BYTES, HeldResult } from "./held-result.ts";
 import { SpillBudget } from "./spill.ts";
+import { BUSY_MESSAGE, BUSY_RETRY_SECONDS, UnsentBytes } from "./sent-body.ts";
 import { InlineReader } from "./inline.ts";
 import { ResultCache } from "./result-cache.ts";
 import { StripePlanner } from "./stripe-plan.ts";
@@ -35,6 +36,8 @@ export interface ExecuteLimits {
   sendTimeoutMs?: number;
   /** Spill files of all responses together stay within this many MiB (default SPILL_BUDGET_MB). */
   spillBudgetMb?: number;
+  /** Complete answers not yet taken by their clients stay within this many MiB (default UNSENT_BUDGET_MB). */
+  unsentBudgetMb?: number;
   /** A split scan's helper asked back for an interactive query is substituted past this (default striped.ts HELPER_RETURN_MS). */
   helperReturnMs?: number;
 }
@@ -44,6 +47,7 @@ export const STALL_MS = 250;
 const SEND_TIMEOUT_MS = 60_000;
 /** Spill files of all responses together stay within this (then slow readers hold their worker). */
 const SPILL_BUDGET_MB = 4_096;
+const UNSENT_BUDGET_MB = 256;
 
 /**
  * A result read whole (a paid or capped answer): complete chunks, or, past HELD_IN_MEMORY_BYTES,
@@ -69,7 +73,8 @@ export class QueryExecutor {
   private readonly stripes: StripePlanner;
   private readonly versionDb: Database;
   private readonly counts: CountCache;
-  private readonly sending: SendingOptions;
+  /** How responses wait for their clients: spill files, unsent complete answers, the send timeout. */
+  readonly sending: SendingOptions;
   private readonly lanes: LaneClassifier;
   private readonly results = new ResultCache();
   /**
@@ -93,7 +98,12 @@ export class QueryExecutor {
     this.pool = new WorkerPool(dbPath, workers, limits.queryTimeoutMs);
     this.inline = new InlineReader(dbPath, limits.maxRows);
     this.stripes = new StripePlanner(openReadOnly(dbPath));
-    this.sending = { stallMs: STALL_MS, sendTimeoutMs: limits.sendTimeoutMs ?? SEND_TIMEOUT_MS, budget: new SpillBudget((limits.spillBudgetMb ?? SPILL_BUDGET_MB) * 1024 ** 2) };
+    this.sending = {
+      stallMs: STALL_MS,
+      sendTimeoutMs: limits.sendTimeoutMs ?? SEND_TIMEOUT_MS,
+      budget: new SpillBudget((limits.spillBudgetMb ?? SPILL_BUDGET_MB) * 1024 ** 2),
+      unsent: new UnsentBytes((limits.unsentBudgetMb ?? UNSENT_BUDGET_MB) * 1024 ** 2),
+    };
     this.versionDb = openReadOnly(dbPath);
     this.lanes = new LaneClassifier(this.versionDb);
     const dataVersion = this.versionDb.prepare("PRAGMA data_version");
@@ -200,6 +210,9 @@ export class QueryExecutor {
 
   /** Streams the result. Resolves when the first rows are ready (FIRST_RESPONSE_ROWS); rejects on early failure. */
   async stream(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): Promise<QueryResult> {
+    // Answers already wait for clients that do not read them up to the budget: a free query is not
+    // read only to be refused once complete (sent-body.ts).
+    if (this.sending.unsent.full) throw new ServerBusyError(BUSY_MESSAGE, BUSY_RETRY_SECONDS);
     const version = this.inline.dataVersion();
     const result = this.kept(query, format, version) ?? this.readInline(query, format) ?? (await this.start(query, true, format));
     return "complete" in result ? this.results.put(query, format, version, result) : result;
@@ -275,6 +288,11 @@ export class QueryExecutor {
   /** `maxBytes`: a transport's cap, which the worker stops at (RunJob.maxBytes). */
   private async start(query: ValidatedQuery, countFirst: boolean, format: OutputFormat, maxBytes: number | null = null): Promise<QueryResult> {
     const slot = await this.pool.acquire(this.limits.queryTimeoutMs, this.lanes.laneOf(query));
+    // A free query that waited for its worker while others' answers filled the budget (see `stream`).
+    if (countFirst && this.sending.unsent.full) {
+      this.pool.release(slot);
+      throw new ServerBusyError(BUSY_MESSAGE, BUSY_RETRY_SECONDS);
+    }
     const job = { query, limits: this.limits, countFirst, format: format.name, sending: this.sending, maxBytes };
     const run = (worker: WorkerSlot) => new RunningQuery(this.pool, worker, this.nextId++, job).started;
     // Only a streamed result in a format whose batches can be joined may be read by two workers

@@ -9,8 +9,8 @@
  * streamed result, when its client reads nothing for the send timeout.
  */
 import { ResultNotHeldError } from "../errors.ts";
-import { SendTimeoutError, type SendingOptions } from "./outgoing.ts";
-import { noteRows, notifyCut } from "./result-stream.ts";
+import type { SendingOptions } from "./outgoing.ts";
+import { timedBody } from "./sent-body.ts";
 import { SpillFile } from "./spill.ts";
 
 /** Bytes of one held result kept in memory: as much as a streamed result's first response (protocol.ts). */
@@ -25,8 +25,6 @@ export class HeldResult {
   private refused = false;
   private failure: Error | null = null;
   private released = false;
-  /** The send timeout of the body, once it is being sent. */
-  private timer: ReturnType<typeof setTimeout> | null = null;
 
   /** `memoryBytes`: bytes kept in memory before the rest goes to the file. */
   constructor(
@@ -71,8 +69,6 @@ export class HeldResult {
 
   /** Frees the memory and the spill file (the buyer was refused, left, or has read it all). */
   release(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
     if (this.released) return;
     this.released = true;
     this.spill?.close();
@@ -81,38 +77,11 @@ export class HeldResult {
 
   /**
    * The bytes in order, as a stream that is cut once its client has read nothing for the send
-   * timeout: made when the answer is sent, so the settlement's time does not count.
+   * timeout (sent-body.ts): made when the answer is sent, so the settlement's time does not count.
    */
   body(rows: number): ReadableStream<Uint8Array> {
-    const sendTimeoutMs = this.sending.sendTimeoutMs;
-    const arm = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-      if (this.timer !== null) clearTimeout(this.timer);
-      this.timer = setTimeout(() => {
-        this.release();
-        controller.error(new SendTimeoutError(sendTimeoutMs));
-        notifyCut(body);
-      }, sendTimeoutMs);
-      (this.timer as { unref?: () => void }).unref?.();
-    };
-    const body: ReadableStream<Uint8Array> = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => arm(controller),
-        pull: (controller) => {
-          const next = this.head.shift() ?? this.spill?.next() ?? undefined;
-          if (next === undefined || this.released) {
-            this.release();
-            controller.close();
-            return;
-          }
-          arm(controller);
-          controller.enqueue(next);
-        },
-        cancel: () => this.release(),
-      },
-      { highWaterMark: 0 },
-    );
-    noteRows(body, rows);
-    return body;
+    const next = () => (this.released ? undefined : (this.head.shift() ?? this.spill?.next() ?? undefined));
+    return timedBody(next, this.sending.sendTimeoutMs, rows, () => this.release());
   }
 
   private appendToFile(chunk: Uint8Array): boolean {

@@ -6,6 +6,7 @@
  * is released at once, so the worker finishes and serves other requests; the client reads the
  * file when it resumes. A client that reads nothing for `sendTimeoutMs` is cut.
  */
+import type { UnsentBytes } from "./sent-body.ts";
 import { KEPT_FOR_PAID_RESULTS, SpillFile, type SpillBudget } from "./spill.ts";
 
 export interface SendingOptions {
@@ -14,6 +15,8 @@ export interface SendingOptions {
   /** No read for this long: the response is cut (`limits.send_timeout_ms`). */
   sendTimeoutMs: number;
   budget: SpillBudget;
+  /** Bytes of complete answers not yet taken by their clients (sent-body.ts). */
+  unsent: UnsentBytes;
 }
 
 interface Entry {

@@ -25,6 +25,8 @@ export interface MetricsSources {
   spillBytes?: () => number;
   /** Bytes written to spill files since start. */
   spilledBytes?: () => number;
+  /** Bytes of complete answers not yet taken by their clients (db/sent-body.ts). */
+  unsentBytes?: () => number;
   /** Queries answered from the result cache, and the bytes it holds (db/result-cache.ts). */
   resultCacheHits?: () => number;
   resultCacheBytes?: () => number;
@@ -71,6 +73,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   if (sources.helpersSubstituted) registry.add(new Gauge("arrow402_split_helpers_substituted_total", "Second workers of split exports not back in time for a small query: a fresh worker served it while they finished their ranges.", sources.helpersSubstituted, "counter"));
   if (sources.workersRestarted) registry.add(new Gauge("arrow402_query_workers_restarted_total", "Query workers terminated and replaced: a query over its time limit, or one that did not stop when its client left.", sources.workersRestarted, "counter"));
   if (sources.spillBytes) registry.add(new Gauge("arrow402_spill_bytes", "Bytes waiting in spill files: stalled readers' responses, paid results held for settlement or their buyer.", sources.spillBytes));
+  if (sources.unsentBytes) registry.add(new Gauge("arrow402_unsent_bytes", "Bytes of complete answers held in memory for clients that have not read them yet (limits.unsent_budget_mb).", sources.unsentBytes));
   if (sources.spilledBytes) registry.add(new Gauge("arrow402_spilled_bytes_total", "Bytes written to spill files since start (disk writes a client reading at once would not cause).", sources.spilledBytes, "counter"));
   if (sources.resultCacheHits) registry.add(new Gauge("arrow402_result_cache_hits_total", "Queries answered with the bytes of an earlier answer (same query, format and data).", sources.resultCacheHits, "counter"));
   if (sources.resultCacheBytes) registry.add(new Gauge("arrow402_result_cache_bytes", "Bytes of small results kept to answer repeated queries, with what their entries cost (keys, queries).", sources.resultCacheBytes));

@@ -20,6 +20,7 @@ export const NEEDS_RESTART: Setting[] = [
   { path: "limits.query_timeout_ms", read: (c) => c.limits.queryTimeoutMs },
   { path: "limits.send_timeout_ms", read: (c) => c.limits.sendTimeoutMs },
   { path: "limits.spill_budget_mb", read: (c) => c.limits.spillBudgetMb },
+  { path: "limits.unsent_budget_mb", read: (c) => c.limits.unsentBudgetMb },
   { path: "limits.keep_alive_seconds", read: (c) => c.limits.keepAliveSeconds },
 ];
 
@@ -41,6 +42,7 @@ export const RELOADABLE: Setting[] = [
   { path: "limits.receive_timeout_ms", read: (c) => c.limits.receiveTimeoutMs },
   { path: "limits.max_refused_payments_per_minute", read: (c) => c.limits.maxRefusedPaymentsPerMinute },
   { path: "limits.client_ipv6_prefix", read: (c) => c.limits.clientIpv6Prefix },
+  { path: "limits.max_replays", read: (c) => c.limits.maxReplays },
   { path: "rpc_urls", read: (c) => c.rpcUrls },
   { path: "tokens", read: (c) => c.tokens },
   { path: "tables", read: (c) => c.tables },

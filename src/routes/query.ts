@@ -16,7 +16,7 @@ import type { QueryService } from "../service/query-service.ts";
 import { negotiateFormat } from "../formats/negotiate.ts";
 import type { BodyTracker } from "./client-limit.ts";
 import { MIN_COMPRESSED_BYTES, MIN_COMPRESSED_PAID_BYTES, negotiateCoding } from "./content-coding.ts";
-import { resultResponse } from "./result-response.ts";
+import { resultResponse, type ResultResponseOptions } from "./result-response.ts";
 import { checkPaidRetryFits } from "./header-budget.ts";
 import { paymentRequiredResponse, paymentResponseHeaders } from "./x402-headers.ts";
 
@@ -26,6 +26,8 @@ const LARGEST_AMOUNT = 10n ** 30n;
 export interface QueryRouteDeps {
   config: Config;
   queries: QueryService;
+  /** How answers wait for their clients (db/sent-body.ts). */
+  sending?: ResultResponseOptions["sending"];
 }
 
 /** `track` follows a streamed body until it is sent (the per-client limit, client-limit.ts). */
@@ -62,6 +64,8 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
     track,
     minCompressedBytes: answer.receipt === null ? MIN_COMPRESSED_BYTES : MIN_COMPRESSED_PAID_BYTES,
     head: request.method === "HEAD",
+    sending: deps.sending,
+    paid: answer.receipt !== null,
   });
 }
 

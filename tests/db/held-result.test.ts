@@ -6,11 +6,12 @@
  */
 import { expect, test } from "bun:test";
 import { HeldResult } from "../../src/db/held-result.ts";
+import { UnsentBytes } from "../../src/db/sent-body.ts";
 import { rowsOfBody } from "../../src/db/result-stream.ts";
 import { SpillBudget, SpillFile } from "../../src/db/spill.ts";
 
 const chunk = (n: number) => new Uint8Array(1_000).fill(n);
-const sending = (budget: SpillBudget) => ({ stallMs: 250, sendTimeoutMs: 60_000, budget });
+const sending = (budget: SpillBudget) => ({ stallMs: 250, sendTimeoutMs: 60_000, budget, unsent: new UnsentBytes(1 << 30) });
 
 test.each([
   // [spill budget, chunks in memory before the file, chunks held in all]
