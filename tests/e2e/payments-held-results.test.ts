@@ -21,7 +21,9 @@ const ROWS = 20_000;
 /** Each row's text: 20,000 rows make an 80 MB result. */
 const TEXT_BYTES = 4_000;
 const RESULT_BYTES = ROWS * TEXT_BYTES;
-const SQL = "SELECT id, body FROM bulky";
+const FROM = "SELECT id, body FROM bulky";
+/** A table sold per query needs a LIMIT within max_rows (DESIGN.md §17). */
+const SQL = `${FROM} LIMIT 1000000`;
 /** 1,000 rows of 20,000 bytes: a LIMIT 1000 read (run while /verify runs) that spills. */
 const WIDE_ROWS = 1_000;
 const WIDE_TEXT_BYTES = 20_000;
@@ -180,7 +182,7 @@ test("a paid result the spill budget has no room for is refused before settlemen
   expect(sandbox.proxy.counts.settle).toBe(settles);
   expect(await spillBytes(cramped.url)).toBe(0);
   // A result that fits its first 8 MiB is still sold.
-  const small = queryUrl(cramped.url, `${SQL} LIMIT 1000`);
+  const small = queryUrl(cramped.url, `${FROM} LIMIT 1000`);
   const paid = await fetch(small, { headers: { "PAYMENT-SIGNATURE": await paymentFor(small), "Accept-Encoding": "identity" } });
   expect(paid.status).toBe(200);
   expect(tableFromIPC(new Uint8Array(await paid.arrayBuffer())).numRows).toBe(1_000);
@@ -194,7 +196,7 @@ test("readers who stop reading free exports cannot take the room a paid result n
   await Bun.sleep(500);
   expect(await spillBytes(shared.url)).toBeLessThanOrEqual(48 * 1024 * 1024);
   // 20 MB bought: its 12 MB past the first 8 MiB wait in the room kept for paid results.
-  const url = queryUrl(shared.url, `${SQL} LIMIT 5000`);
+  const url = queryUrl(shared.url, `${FROM} LIMIT 5000`);
   const paid = await fetch(url, { headers: { "PAYMENT-SIGNATURE": await paymentFor(url), "Accept-Encoding": "identity" } });
   expect(paid.status).toBe(200);
   expect(tableFromIPC(new Uint8Array(await paid.arrayBuffer())).numRows).toBe(5_000);
@@ -203,7 +205,7 @@ test("readers who stop reading free exports cannot take the room a paid result n
 }, 60_000);
 
 test("a settled payment presented again when its result finds no room: 503 naming the settlement, then served without a new charge", async () => {
-  const url = queryUrl(tight.url, `${SQL} LIMIT 5000`);
+  const url = queryUrl(tight.url, `${FROM} LIMIT 5000`);
   const header = await paymentFor(url);
   const headers = { "PAYMENT-SIGNATURE": header, "Accept-Encoding": "identity" };
   const first = await fetch(url, { headers });
