@@ -32,7 +32,7 @@ export interface ToolCall {
   /** `params._meta` of the request, where the payment travels. */
   meta: Record<string, unknown> | undefined;
   signal: AbortSignal;
-  /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
+  /** The client's allowance of refused payments (routes/refused-payments.ts). */
   verifyBudget?: VerifyBudget;
 }
 

@@ -24,9 +24,10 @@ const FAILING_SQL = "SELECT id, name FROM flat_items WHERE abs(-9223372036854775
 
 /**
  * Holds /verify until the server's attempt row is on disk (bounded wait), counts the unconfirmed
- * rows seen then, and forwards the request to the real facilitator.
+ * rows seen then, runs `then` (e.g. drains the payer, so that the facilitator refuses the payment),
+ * and forwards the request to the real facilitator.
  */
-function watchAttemptsDuringVerify(): { seen: () => number | null } {
+function watchAttemptsDuringVerify(then?: () => Promise<unknown>): { seen: () => number | null } {
   let seen: number | null = null;
   const before = server.unconfirmedRows().length;
   sandbox.proxy.setBehaviour({
@@ -35,6 +36,7 @@ function watchAttemptsDuringVerify(): { seen: () => number | null } {
       before: async () => {
         for (let i = 0; i < 100 && server.unconfirmedRows().length === before; i++) await Bun.sleep(20);
         seen = server.unconfirmedRows().length - before;
+        await then?.();
       },
     },
   });
@@ -62,9 +64,9 @@ describe("while /verify is in flight", () => {
     expect(server.ledgerRows().at(-1)).toMatchObject({ table_name: "flat_items", query: FIXED_SQL, rows: rows.length, payer: payer.address });
   });
 
-  test("refused by /verify (unfunded payer): 402 without data, nothing charged, and the attempt is removed", async () => {
-    const payer = await newPayer(sandbox.devnet, 0n);
-    const watch = watchAttemptsDuringVerify();
+  test("refused by /verify (the payer emptied its wallet meanwhile): 402 without data, nothing charged, and the attempt is removed", async () => {
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const watch = watchAttemptsDuringVerify(() => sandbox.devnet.drain(payer.privateKey));
     const before = { settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) };
 
     const response = await payer.fetch(queryUrl(server.url, FIXED_SQL));
@@ -74,13 +76,16 @@ describe("while /verify is in flight", () => {
     for (const row of sandbox.sqliteRows(FIXED_SQL)) expect(text).not.toContain(String(row.name));
     expect(watch.seen()).toBe(1);
     expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
-    expect({ settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) }).toEqual(before);
+    // The payer's funds went where it sent them, not to payTo.
+    expect({ settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) }).toEqual({ ...before, payer: 0n });
   });
 });
 
 describe("a fixed-price query that fails while running", () => {
   test("fails, and /verify refuses the payment: the refusal is the answer (402), the query's failure is discarded", async () => {
-    const payer = await newPayer(sandbox.devnet, 0n);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    // Emptied once it was read funded: the facilitator refuses it.
+    sandbox.proxy.setBehaviour({ verify: { kind: "hook", before: () => sandbox.devnet.drain(payer.privateKey).then(() => {}) } });
     const unconfirmedBefore = server.unconfirmedRows().length;
     const response = await payer.fetch(queryUrl(server.url, FAILING_SQL));
     expect(response.status).toBe(402);
