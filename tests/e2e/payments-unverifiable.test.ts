@@ -4,13 +4,15 @@
  * counting proxy: a signature only a smart wallet could make from an address that is none, and an
  * unfunded key's correct signature, cost no /verify call and no ledger write (a trigger in the
  * ledger file records every row written); a funded payer pays as before. Refused payments are
- * bounded per client by default (`limits.max_refused_payments_per_minute`, 10).
+ * bounded per client by default (`limits.max_refused_payments_per_minute`, 10), and paid and 402
+ * answers say `Cache-Control: private, no-store`, over HTTP and MCP; free answers do not.
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { PAYMENT_MESSAGES } from "../../src/payment/messages.ts";
+import { connectMcp, paymentRequiredOf, receiptOf } from "../mcp/support.ts";
 import { type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
 import { arrowResult, decodeHeader, encodePayment, newPayer, paymentRequired, queryUrl } from "../support/paying.ts";
 
@@ -24,6 +26,9 @@ usePaidSandbox((started, paid) => {
 
 const FUNDS = 1_000_000n;
 const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 50 AND 54";
+const PER_ROW_SQL = "SELECT id, name FROM items WHERE id BETWEEN 50 AND 54";
+const FREE_SQL = "SELECT * FROM kinds";
+const NO_STORE = "private, no-store";
 
 /**
  * Records every row the server inserts into or deletes from its ledger's `payments` table (an
@@ -82,6 +87,7 @@ describe("a payment that can never be verified costs no facilitator call and no 
         const signature = `0x${"ab".repeat(lengths[i % lengths.length]!)}` as Hex;
         const response = await fetch(url, { headers: { "PAYMENT-SIGNATURE": await keylessHeader(url, from, signature) } });
         expect(response.status).toBe(402);
+        expect(response.headers.get("cache-control")).toBe(NO_STORE);
         expect((await response.json()).error).toBe(PAYMENT_MESSAGES.notSmartWallet(from));
       }
       expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
@@ -151,4 +157,67 @@ test("refused payments are bounded per client by default: the 11th within a minu
   } finally {
     await fresh.stop();
   }
+});
+
+describe("Cache-Control", () => {
+  test.each([
+    ["a query", PER_ROW_SQL, (base: string) => queryUrl(base, PER_ROW_SQL)],
+    ["the table document", null, (base: string) => `${base}/api/table/items`],
+  ])("%s: every 402 (a quote, HEAD, a refused payment) and the paid 200 say private, no-store", async (_name, _sql, urlOf) => {
+    const url = urlOf(server.url);
+    for (const method of ["GET", "HEAD"]) {
+      const quote = await fetch(url, { method });
+      expect(quote.status).toBe(402);
+      expect(quote.headers.get("cache-control")).toBe(NO_STORE);
+    }
+    // Refused before anything is verified: signed for another amount.
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const signed = (await payer.sign(await paymentRequired(url))) as Record<string, any>;
+    const authorization = { ...signed.payload.authorization, value: "1" };
+    const refused = await fetch(url, { headers: { "PAYMENT-SIGNATURE": encodePayment({ ...signed, payload: { ...signed.payload, authorization } }) } });
+    expect(refused.status).toBe(402);
+    expect(refused.headers.get("cache-control")).toBe(NO_STORE);
+
+    const paid = await payer.fetch(url);
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get("PAYMENT-RESPONSE")).not.toBeNull();
+    expect(paid.headers.get("cache-control")).toBe(NO_STORE);
+    await paid.arrayBuffer();
+  });
+
+  test.each([
+    ["a query of a free table", (base: string) => queryUrl(base, FREE_SQL)],
+    ["a free table's document", (base: string) => `${base}/api/table/kinds`],
+  ])("%s: no Cache-Control, as before", async (_name, urlOf) => {
+    const response = await fetch(urlOf(server.url));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBeNull();
+    await response.arrayBuffer();
+  });
+
+  test("MCP: the POST that answers a PaymentRequired or a paid result says private, no-store; a free one does not", async () => {
+    const seen: (string | null)[] = [];
+    const mcp = await connectMcp(server.url, {
+      handle: async (request) => {
+        const response = await fetch(request);
+        seen.push(response.headers.get("cache-control"));
+        return response;
+      },
+    });
+    try {
+      const last = () => seen.at(-1);
+      await mcp.call("list_tables");
+      expect(last()).toBeNull();
+      await mcp.call("query", { sql: FREE_SQL });
+      expect(last()).toBeNull();
+      const required = paymentRequiredOf(await mcp.call("query", { sql: PER_ROW_SQL }));
+      expect(last()).toBe(NO_STORE);
+      const payer = await newPayer(sandbox.devnet, FUNDS);
+      const paid = await mcp.call("query", { sql: PER_ROW_SQL }, { "x402/payment": await payer.sign(required) });
+      expect(receiptOf(paid)?.success).toBe(true);
+      expect(last()).toBe(NO_STORE);
+    } finally {
+      await mcp.close();
+    }
+  });
 });
