@@ -96,7 +96,7 @@ describe("a payment that can never be verified costs no facilitator call and no 
       writes.close();
       await open.stop();
     }
-  });
+  }, 60_000);
 
   test("an unfunded key's correct signature: 402 saying what it holds and what the offer costs; 0 /verify calls, no attempt written", async () => {
     const writes = watchLedgerWrites(server);
@@ -157,7 +157,7 @@ test("refused payments are bounded per client by default: the 11th within a minu
   } finally {
     await fresh.stop();
   }
-});
+}, 30_000);
 
 describe("Cache-Control", () => {
   test.each([

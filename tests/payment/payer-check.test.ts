@@ -140,7 +140,7 @@ describe("the balance", () => {
     } finally {
       rpc.stop();
     }
-  });
+  }, 15_000);
 
   test("a payer found funded, then emptied: its next payment reaches /verify once, the ones after are refused on its balance", async () => {
     h.clock = Date.now();
@@ -158,7 +158,7 @@ describe("the balance", () => {
       expect(expect402(await h.core.process(queryWork(5, fixedTags(h), await payload(), h).work)).body.error).toMatch(/insufficient balance/);
     }
     expect(h.proxy.counts.verify).toBe(1);
-  });
+  }, 15_000);
 });
 
 describe("when the chain cannot tell, the facilitator decides", () => {
