@@ -107,6 +107,9 @@ if (only.has("paid") || only.has("unsettled") || only.has("replicas")) {
         facilitator: { url: devnet.facilitatorUrl },
         database: { sqlite: dbPath },
         ledger: { path: join(dir, "ledger.sqlite") },
+        // Item 4 sends hundreds of refused payments from one address: the per-client budget of
+        // refusals (on by default) would answer them 429 after the 10th.
+        limits: { max_refused_payments_per_minute: 0 },
         tokens: devnet.tokens(),
         tables: [
           { name: "fixed_transfers", price_tags: [devnet.tag({ type: "fixed", amount: "0.01" })] },

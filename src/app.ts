@@ -83,7 +83,7 @@ export function createApp(deps: AppDeps): App {
   /**
    * What the per-client limits count the request's client by (routes/client-key.ts): its address as
    * the request observer read it on arrival (else read now), or that address's IPv6 network. None
-   * while both limits are off (the default), so the common path does no work for them.
+   * while both limits are off (`max_refused_payments_per_minute` is on by default).
    */
   const limited = config.limits.maxConcurrentPerClient > 0 || config.limits.maxRefusedPaymentsPerMinute > 0;
   const limitKeyOf = (request: Request) => {

@@ -1,7 +1,8 @@
 /**
- * `rpc_urls:` (ARCHITECTURE.md §2, §6 "Crashes"): JSON-RPC endpoints by chain id, used only to confirm on
- * chain a settlement the facilitator never confirmed (EIP-3009 `authorizationState`). The built-in
- * networks have public defaults; a configured entry replaces the default for its chain.
+ * `rpc_urls:` (ARCHITECTURE.md §2, §6 step 4 and "Crashes"): JSON-RPC endpoints by chain id, only
+ * ever read: a payer's balance (and wallet) before /verify, and on chain a settlement the
+ * facilitator never confirmed (EIP-3009 `authorizationState`). The built-in networks have public
+ * defaults; a configured entry replaces the default for its chain.
  */
 import { isRecord, type Problems } from "./problems.ts";
 import { parseHttpUrl } from "./server.ts";

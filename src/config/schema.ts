@@ -29,7 +29,7 @@ export const DEFAULTS = {
   spillBudgetMb: 4_096,
   receiveTimeoutMs: 10_000,
   keepAliveSeconds: 75,
-  maxRefusedPaymentsPerMinute: 0,
+  maxRefusedPaymentsPerMinute: 10,
   clientIpv6Prefix: 64,
   mcpMaxRows: 1_000,
   mcpMaxBytes: 1_048_576,
@@ -236,7 +236,7 @@ export const ConfigSchema = Type.Object(
             Count("queries one client address may run at once (0: no limit)", 0, { default: DEFAULTS.maxConcurrentPerClient }),
           ),
           max_refused_payments_per_minute: Type.Optional(
-            Count("payments the facilitator may refuse per client address and minute (0: no limit)", 0, { default: DEFAULTS.maxRefusedPaymentsPerMinute }),
+            Count("payments that may be refused (by the chain's balance or the facilitator) per client address and minute (0: no limit)", 0, { default: DEFAULTS.maxRefusedPaymentsPerMinute }),
           ),
           client_ipv6_prefix: Type.Optional(
             Count("bits of an IPv6 address that name one client for the per-client limits", 1, { maximum: 128, default: DEFAULTS.clientIpv6Prefix }),

@@ -132,7 +132,7 @@ export interface Config {
     unsentBudgetMb: number;
     /** A request body (POST /mcp) that has not all arrived after this long is refused (408). */
     receiveTimeoutMs: number;
-    /** Facilitator refusals per client address and minute before its payments get 429; 0 means no limit. */
+    /** Refused payments (chain read or /verify) per client address and minute before its payments get 429 (default 10); 0 means no limit. */
     maxRefusedPaymentsPerMinute: number;
     /** The per-client limits count an IPv6 client by its network of this many bits (routes/client-key.ts). */
     clientIpv6Prefix: number;

@@ -2,8 +2,9 @@
  * What each MCP tool does (ARCHITECTURE.md §12), over the same services as the HTTP routes: `query` is
  * the query service (the same dialect, limits, prices, payment flow, ledger and replay rules as
  * `GET /api/query`), `describe_table` the table service (`GET /api/table/{name}`). The payment is
- * bound to the same resource URL as over HTTP: a query's is the HTTP URL of the same SQL, so a
- * payment quoted for one query is refused for another, over either transport.
+ * bound to the same resource URL as over HTTP: a query's is the canonical HTTP URL of the same SQL
+ * (service/resource-url.ts), so a payment quoted for one query is refused for another, over either
+ * transport, and one paid over MCP is served again over HTTP.
  */
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config } from "../config/types.ts";
@@ -13,6 +14,7 @@ import { parsePaymentPayload, type ExactPaymentPayload } from "../payment/payloa
 import type { VerifyBudget } from "../payment/work.ts";
 import { queriesArePaid } from "../payment/terms.ts";
 import type { QueryService } from "../service/query-service.ts";
+import { httpQueryUrl, httpTableUrl } from "../service/resource-url.ts";
 import type { TableService } from "../service/table-service.ts";
 import { PAYMENT_META, dataResult, paymentRequiredResult } from "./results.ts";
 import { queryRows } from "./rows.ts";
@@ -32,27 +34,12 @@ export interface ToolCall {
   /** `params._meta` of the request, where the payment travels. */
   meta: Record<string, unknown> | undefined;
   signal: AbortSignal;
-  /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
+  /** The client's allowance of refused payments (routes/refused-payments.ts). */
   verifyBudget?: VerifyBudget;
 }
 
 /** The place a malformed payment is named in messages. */
 const PAYMENT_SOURCE = `MCP _meta["${PAYMENT_META}"]`;
-
-/**
- * The query's HTTP URL exactly as an HTTP client sends it for this SQL (encodeURIComponent, then
- * the WHATWG URL normalisation every fetch applies, e.g. `'` → `%27`), and so the resource the
- * HTTP route binds the same SQL's payment to.
- */
-export function httpQueryUrl(baseUrl: string, sql: string): string {
-  const { pathname, search } = new URL(`http://server/api/query?query=${encodeURIComponent(sql)}`);
-  return baseUrl + pathname + search;
-}
-
-/** The table endpoint's URL for `name`, as an HTTP client sends it. */
-export function httpTableUrl(baseUrl: string, name: string): string {
-  return baseUrl + new URL(`http://server/api/table/${encodeURIComponent(name)}`).pathname;
-}
 
 /** The most rows one MCP query call may return: `limits.mcp_max_rows`, never above `max_rows`. */
 export function mcpRowCap(config: Config): number {

@@ -40,6 +40,11 @@ export function paymentRequiredResult(body: PaymentRequiredBody, settlement?: Se
   };
 }
 
+/** Whether a tool result is a paid answer (a receipt in `_meta`) or a PaymentRequired. */
+export function carriesPayment(result: CallToolResult): boolean {
+  return result._meta?.[PAYMENT_RESPONSE_META] !== undefined || (result.isError === true && Array.isArray(result.structuredContent?.accepts));
+}
+
 /** A thrown error as a tool error; the unexpected ones are logged and never shown. */
 export function errorResult(error: unknown): CallToolResult {
   if (error instanceof Arrow402Error) return refusal(error.status, error.message);

@@ -16,7 +16,8 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import { createToolCalls, mcpRowCap, type ToolCallDeps } from "./calls.ts";
 import { readBodyWithin } from "./request-body.ts";
 import type { VerifyBudget } from "../payment/work.ts";
-import { errorResult, PAYMENT_META } from "./results.ts";
+import { PAID_CACHE_CONTROL } from "../payment/wire.ts";
+import { carriesPayment, errorResult, PAYMENT_META } from "./results.ts";
 import { TOOL_NAMES, toolDefinitions, type ToolName } from "./tools.ts";
 
 export interface McpDeps extends ToolCallDeps {
@@ -59,7 +60,8 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     `a PaymentRequired tool error; call again with a signed PaymentPayload in params._meta["${PAYMENT_META}"]. ` +
     `Larger results: GET ${deps.config.server.baseUrl}/api/query?query=<URL-encoded SQL> (Apache Arrow).`;
 
-  function newServer(httpSignal: AbortSignal, verifyBudget: VerifyBudget | undefined): Server {
+  /** `paid` is called when a tool result is a paid answer or a PaymentRequired. */
+  function newServer(httpSignal: AbortSignal, verifyBudget: VerifyBudget | undefined, paid: () => void): Server {
     const server = new Server({ name: "arrow402", version: deps.version }, { capabilities: { tools: {} }, instructions });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -68,7 +70,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${tool}': the tools are ${TOOL_NAMES.join(", ")}`);
       }
       try {
-        return await call({
+        const result = await call({
           tool: tool as ToolName,
           arguments: request.params.arguments,
           meta: request.params._meta as Record<string, unknown> | undefined,
@@ -76,6 +78,8 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
           signal: AbortSignal.any([httpSignal, extra.signal]),
           verifyBudget,
         });
+        if (carriesPayment(result)) paid();
+        return result;
       } catch (error) {
         return errorResult(error);
       }
@@ -89,12 +93,16 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   const maxCalls = perClient > 0 ? Math.min(MAX_TOOL_CALLS_PER_POST, perClient) : MAX_TOOL_CALLS_PER_POST;
 
   async function exchange(request: Request, parsedBody: unknown, verifyBudget: VerifyBudget | undefined): Promise<Response> {
-    const server = newServer(request.signal, verifyBudget);
+    let paid = false;
+    const server = newServer(request.signal, verifyBudget, () => (paid = true));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
       // With JSON responses the answer is complete when this resolves: the server can go.
-      return await transport.handleRequest(request, { parsedBody });
+      const response = await transport.handleRequest(request, { parsedBody });
+      // As over HTTP (routes/x402-headers.ts): a paid result or a PaymentRequired is nobody else's to keep.
+      if (paid) response.headers.set("cache-control", PAID_CACHE_CONTROL);
+      return response;
     } finally {
       await server.close();
     }

@@ -1,6 +1,8 @@
 /**
- * Reads the token contract to learn whether a settlement whose answer was lost actually happened
- * (ARCHITECTURE.md §6 "Crashes"). Only `rpc_urls` endpoints are asked; nothing is ever sent.
+ * Reads the token contract: before any facilitator call, whether a payer can pay at all (its
+ * balance, and whether a smart wallet is deployed at it: `payerState`, used by payer-check.ts,
+ * ARCHITECTURE.md §6 step 4); after a settlement whose answer was lost, whether it actually
+ * happened (ARCHITECTURE.md §6 "Crashes"). Only `rpc_urls` endpoints are asked; nothing is ever sent.
  *
  * EIP-3009 `authorizationState(authorizer, nonce)` turns true when the nonce is consumed, which is
  * not proof of payment: `cancelAuthorization` consumes it too, and so does *another* authorization
@@ -10,7 +12,7 @@
  * devnet's token mark the authorization used and then transfer, in one call, emitting these two
  * logs one after the other.
  */
-import { createPublicClient, decodeEventLog, http, parseAbi, type Hex, type Log, type PublicClient } from "viem";
+import { createPublicClient, decodeEventLog, erc20Abi, http, parseAbi, type Hex, type Log, type PublicClient } from "viem";
 import { withDeadline } from "../deadline.ts";
 
 export const EIP3009_ABI = parseAbi([
@@ -58,26 +60,71 @@ export type NonceUse =
 /** What the chain says of a payment: its nonce unused, or how it was used. */
 export type PaymentState = { kind: "unused" } | NonceUse;
 
+/** A payer to read before any facilitator call (payer-check.ts). */
+export interface PayerRef {
+  /** `eip155:<chain id>`. */
+  network: string;
+  asset: string;
+  from: string;
+  /** Whether to read the contract code at `from` too (a signature only a smart wallet can make). */
+  code: boolean;
+}
+
+/** `balance`: the token's `balanceOf(from)`; `deployed`: code at `from` (null when not asked). */
+export interface PayerState {
+  balance: bigint;
+  deployed: boolean | null;
+}
+
+/**
+ * The most a payer read may take. It precedes /verify on the paid path, so it is short: past it
+ * (or on any failure) the facilitator decides, as it would without the read.
+ */
+export const PAYER_READ_MS = 1_000;
+
 export interface ChainReader {
   /** null: this chain has no RPC endpoint, or the endpoint did not answer. */
   paymentState(ref: PaymentRef): Promise<PaymentState | null>;
+  /** null: this chain has no RPC endpoint, or the endpoint failed or took longer than its deadline (PAYER_READ_MS). */
+  payerState(ref: PayerRef): Promise<PayerState | null>;
 }
 
 /**
  * `deadlineMs`: the most one `paymentState` may take, all its calls together; past it the state is
  * unknown (null), which never removes an attempt. The server passes `facilitator.timeout_ms`, so a
  * buyer whose /settle failed waits at most that long more for the answer. The payment's claim is
- * renewed while the read runs (store/leases.ts): no other request can take the payment meanwhile.
+ * renewed while the read runs (store/leases.ts): no other request can take the payment meanwhile. `payerReadMs`:
+ * the most one `payerState` may take.
  */
-export function createChainReader(rpcUrls: Record<number, string>, deadlineMs = 10_000, timeoutMs = 5_000): ChainReader {
+export function createChainReader(rpcUrls: Record<number, string>, deadlineMs = 10_000, timeoutMs = 5_000, payerReadMs = PAYER_READ_MS): ChainReader {
   const clientFor = rpcClients(rpcUrls, timeoutMs);
+  // A payer read gets no retry: a second try would not fit its deadline.
+  const payerClientFor = rpcClients(rpcUrls, payerReadMs, 0);
   return {
     async paymentState(ref) {
       const client = clientFor(chainIdOf(ref.network));
       if (client === null) return null;
       return withDeadline((expired) => readState(client, ref, expired), deadlineMs, () => null);
     },
+    async payerState(ref) {
+      const client = payerClientFor(chainIdOf(ref.network));
+      if (client === null) return null;
+      return withDeadline(() => readPayer(client, ref), payerReadMs, () => null);
+    },
   };
+}
+
+/** The payer's balance (and code), both read at once: one round trip. null when the endpoint failed. */
+async function readPayer(client: PublicClient, ref: PayerRef): Promise<PayerState | null> {
+  try {
+    const [balance, code] = await Promise.all([
+      client.readContract({ address: ref.asset as Hex, abi: erc20Abi, functionName: "balanceOf", args: [ref.from as Hex] }),
+      ref.code ? client.getCode({ address: ref.from as Hex }) : null,
+    ]);
+    return { balance, deployed: ref.code ? code !== undefined && code !== null && code !== "0x" : null };
+  } catch {
+    return null;
+  }
 }
 
 /** The chain id of an `eip155:<id>` network. */
@@ -86,14 +133,14 @@ export function chainIdOf(network: string): number {
 }
 
 /** One viem client per chain with an `rpc_urls` endpoint, made on first use; null for a chain without one. */
-export function rpcClients(rpcUrls: Record<number, string>, timeoutMs: number): (chainId: number) => PublicClient | null {
+export function rpcClients(rpcUrls: Record<number, string>, timeoutMs: number, retryCount = 1): (chainId: number) => PublicClient | null {
   const clients = new Map<number, PublicClient>();
   return (chainId) => {
     const url = rpcUrls[chainId];
     if (url === undefined) return null;
     let client = clients.get(chainId);
     if (client === undefined) {
-      client = createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 1 }) });
+      client = createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount }) });
       clients.set(chainId, client);
     }
     return client;

@@ -15,11 +15,15 @@
  *      offers priced from the cached count);
  *   5. local checks: recipient, amount, time window, EIP-712 signature (local-checks.ts);
  *   — none of these cost more than a quote; a payment that can never settle buys no scan —
- *   6. the attempt is committed while the facilitator verifies; a provably cheap fixed-price
+ *   6. the chain's word on the payer (payer-check.ts): its balance covers the amount, and a
+ *      signature only a smart wallet can make comes from one; one read, taking a place in the
+ *      client's refused-payment budget — a payment that can never be verified costs no /verify
+ *      and no ledger write;
+ *   7. the attempt is committed while the facilitator verifies; a provably cheap fixed-price
  *      query may run meanwhile, any other query runs only once the payment is verified;
- *   7. per_row: the executed result must have the rows the payment was priced for, else nothing
+ *   8. per_row: the executed result must have the rows the payment was priced for, else nothing
  *      is settled and the answer is 402 with the new offers;
- *   8. settle (unless the claim was lost meanwhile: another request may hold the payment now),
+ *   9. settle (unless the claim was lost meanwhile: another request may hold the payment now),
  *      record, deliver. A failure before settlement is never charged.
  */
 import { ClientGoneError, PaymentIdConflictError, ServerError } from "../errors.ts";
@@ -29,6 +33,7 @@ import type { FacilitatorClient } from "./facilitator.ts";
 import { authorizationProblem, signatureCheckedLocally, livesTooLong } from "./local-checks.ts";
 import { PAYMENT_MESSAGES as MSG } from "./messages.ts";
 import { paymentIdOf, paymentKey, type ExactPaymentPayload } from "./payload.ts";
+import { createPayerCheck, type PayerCheck } from "./payer-check.ts";
 import { findOffer, offersForMetadata, offersForQuery, paymentRequiredBody, type Offer } from "./pricing.ts";
 import { createRecordedPayments, samePayment } from "./replays.ts";
 import type { Claim, PaymentStore, SettlementAttempt } from "./store.ts";
@@ -48,6 +53,8 @@ export interface PaymentCoreDeps {
   facilitator: FacilitatorClient;
   store: PaymentStore;
   chain: ChainReader;
+  /** The payer's balance and wallet, read before /verify; by default from `chain` (payer-check.ts). */
+  payers?: PayerCheck;
   maxTimeoutSeconds: number;
   /** Times a settled payment is served again (`limits.max_replays`, replays.ts). */
   maxReplays: number;
@@ -61,6 +68,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
   const now = deps.now ?? Date.now;
   const nowSeconds = () => BigInt(Math.floor(now() / 1000));
   const emit = deps.onEvent ?? (() => {});
+  const payers = deps.payers ?? createPayerCheck(deps.chain, now);
 
   /** Offers known without any database work: fixed (query) or metadata prices. */
   const offersWithoutWork = (work: PaidWork) =>
@@ -118,9 +126,12 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
     if ("kind" in passed) return passed;
     const { offer, offers } = passed;
 
-    // A client whose payments the facilitator keeps refusing causes no more /verify calls for a while:
-    // each call takes a place in its budget, kept only if the payment is refused.
+    // A client whose payments keep being refused causes no more chain reads or /verify calls for a
+    // while: each payment that gets this far takes a place in its budget, kept only if it is refused.
     const giveBack = work.verifyBudget?.take();
+    // Nothing is sent to the facilitator, or written, for a payer the chain says cannot pay.
+    const cannot = await payers.refusal(payload, offer);
+    if (cannot !== null) return required(work, offers, cannot.reason, cannot.message);
     // The attempt is committed while the facilitator verifies: both are needed before /settle.
     const verification = deps.facilitator.verify(payload, offer.requirement);
     verification.then((verdict) => verdict.isValid && giveBack?.(), () => giveBack?.());
@@ -130,8 +141,10 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
         emit({ type: "facilitator.error", endpoint: "verify", message: String((error as Error).message) });
         throw error;
       });
-    const notVerified = (verdict: { invalidReason: string; invalidMessage?: string }) =>
-      required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
+    const notVerified = (verdict: { invalidReason: string; invalidMessage?: string }) => {
+      payers.forget(payload, offer);
+      return required(work, offers, "not-verified", MSG.notVerified(reasonText(verdict.invalidReason, verdict.invalidMessage)));
+    };
     // A smart wallet's signature could not be checked here (local-checks.ts): nothing is written
     // or run for it before the facilitator has verified it.
     const checkedHere = signatureCheckedLocally(payload);
@@ -197,6 +210,7 @@ export function createPaymentCore(deps: PaymentCoreDeps): PaymentCore {
       throw error;
     });
     if (result.success) return settled(work, key, offer, executed, { transaction: result.transaction, network: result.network, payer: result.payer, at: new Date(now()) }, "settlement");
+    payers.forget(payload, offer);
     // The facilitator did not settle it, but this very payment may be on chain: another request that
     // took over a lapsed claim, or anyone holding the signed authorization, may have submitted it (chain.ts).
     const { from, nonce } = payload.payload.authorization;

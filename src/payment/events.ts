@@ -48,6 +48,8 @@ export type PaymentRefusal =
   | "in-use"
   | "no-matching-offer"
   | "local-check"
+  | "insufficient-balance"
+  | "no-smart-wallet"
   | "not-verified"
   | "rows-changed"
   | "not-settled"

@@ -3,8 +3,10 @@
  * facilitator work (ARCHITECTURE.md §6 step 4): a payment that can never settle must cost the server no
  * more than a quote. Everything here is local and cheap: the authorization's recipient, amount and
  * time window, and the EIP-712 signature (signature.ts). The facilitator makes the same
- * checks (and the on-chain ones: balance, nonce) again at /verify.
+ * checks (and the on-chain ones: balance, nonce) again at /verify; the payer's balance, and a smart
+ * wallet's contract, are read before that (payer-check.ts).
  */
+import { isAddressEqual, isErc6492Signature, parseErc6492Signature, zeroAddress, type Hex } from "viem";
 import { chainIdOf } from "./chain.ts";
 import type { Offer } from "./pricing.ts";
 import { recoverAuthorizationSigner, UnsignableError } from "./signature.ts";
@@ -29,6 +31,25 @@ const ECDSA_SIGNATURE_HEX_LENGTH = 2 + 65 * 2;
 /** Whether the payload's signature is an ECDSA one, whose signer `authorizationProblem` recovers. */
 export function signatureCheckedLocally(payload: ExactPaymentPayload): boolean {
   return payload.payload.signature.length === ECDSA_SIGNATURE_HEX_LENGTH;
+}
+
+/**
+ * Whether the signature is ERC-6492-wrapped with what deploys the wallet: a factory other than the
+ * zero address, and its calldata. x402's exact EVM facilitator (@x402/evm `verifyEIP3009`, its
+ * `classifyErc6492Payer`) checks every other signature by ecrecover when no contract is deployed at
+ * `from` (so one that is not 65 bytes never passes) and by ERC-1271 when one is; a wrapped one from
+ * an address without code is a wallet it may deploy. So a signature that is neither 65 bytes nor
+ * wrapped so can only be verified if `from` has code, which payer-check.ts reads.
+ */
+export function deploysSmartWallet(payload: ExactPaymentPayload): boolean {
+  const signature = payload.payload.signature.toLowerCase() as Hex;
+  if (!isErc6492Signature(signature)) return false;
+  try {
+    const { address, data } = parseErc6492Signature(signature);
+    return address !== undefined && data !== undefined && !isAddressEqual(address, zeroAddress);
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the authorization lives longer than an offer allows (checked before anything else). */

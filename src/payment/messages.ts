@@ -28,6 +28,10 @@ export const PAYMENT_MESSAGES = {
   livesTooLong: (maxTimeoutSeconds: number) =>
     `The authorization's validBefore lies more than ${maxTimeoutSeconds} seconds in the future; this server's offers live at most maxTimeoutSeconds: sign a new payment with validBefore within that time.`,
   localCheck: (problem: string) => `The signed payment cannot pay this offer (${problem}): ${SIGN}.`,
+  insufficientBalance: (from: string, holds: string, costs: string) =>
+    `The payment cannot be settled (insufficient balance: the authorization's from ${from} holds ${holds}, the offer costs ${costs}), so it was not sent to the facilitator: fund that wallet, or sign one of the offers in \`accepts\` from a wallet that holds enough.`,
+  notSmartWallet: (from: string) =>
+    `The payment can never be verified (its signature is not a 65-byte ECDSA signature, and the authorization's from ${from} is not a smart wallet: no contract is deployed there, and the signature is not ERC-6492-wrapped with a factory that deploys one), so it was not sent to the facilitator: sign one of the offers in \`accepts\` with the key of ${from} (as x402 V2 clients do) and send the request again with that payment.`,
   pendingElsewhere:
     "This payment's settlement for another resource has not been confirmed yet, so it cannot pay for this one: sign a new payment for this resource.",
   nonceUsed: "This payment's nonce was already used by another settled payment: sign a new payment.",

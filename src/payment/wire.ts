@@ -15,6 +15,12 @@ export const PAYMENT_SIGNATURE = "PAYMENT-SIGNATURE";
 export const PAYMENT_RESPONSE = "PAYMENT-RESPONSE";
 
 /**
+ * `Cache-Control` of every paid answer and every 402, over HTTP and MCP (DESIGN.md §17): no cache
+ * keeps one buyer's paid result for another, nor a quote (its price follows the data) or a refusal.
+ */
+export const PAID_CACHE_CONTROL = "private, no-store";
+
+/**
  * Standard base64 of the UTF-8 JSON of `value`: the encoding of every x402 V2 header. The same
  * bytes as @x402/core's `safeBase64Encode`, which builds a string per byte (a 402 body is ~1 KB).
  */

@@ -32,7 +32,7 @@ export interface PaidWork {
   executeEarly?: boolean;
   /** Aborted when the client has gone away: nothing is settled for a response nobody receives. */
   signal?: AbortSignal;
-  /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
+  /** The client's allowance of refused payments (routes/refused-payments.ts). */
   verifyBudget?: VerifyBudget;
 }
 
@@ -43,8 +43,9 @@ export interface ExecutedWork {
 }
 
 /**
- * How many facilitator refusals a client may still cause. Each /verify takes one place before it is
- * sent (so a burst of calls in flight is bounded too) and gives it back unless it is refused.
+ * How many refused payments a client may still cause. A payment takes one place before its chain
+ * read and its /verify (so a burst of payments being checked is bounded too) and gives it back
+ * unless it is refused, on the chain's balance or by the facilitator.
  */
 export interface VerifyBudget {
   /** Takes a place, or throws (429) when none is left; returns the function that gives it back. */

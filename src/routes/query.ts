@@ -3,8 +3,9 @@
  * service. It reads the SQL from the query string, the payment from PAYMENT-SIGNATURE, the format
  * from `Accept` or `?format=` and the compression from `Accept-Encoding`, and turns the service's
  * answer into a response: the result (with PAYMENT-RESPONSE when paid) or the 402 (its body, and
- * the same JSON in PAYMENT-REQUIRED). The paid resource is the URL without `format`: a query costs
- * the same and is paid once whatever form it is delivered in.
+ * the same JSON in PAYMENT-REQUIRED). The paid resource is the canonical URL of the SQL
+ * (service/resource-url.ts): a query costs the same and is paid once whatever form it is delivered
+ * in, and however its URL was encoded.
  */
 import type { Config, PriceTag } from "../config/types.ts";
 import { BadRequestError } from "../errors.ts";
@@ -13,6 +14,7 @@ import { requirementFor, type PaidResource } from "../payment/pricing.ts";
 import { decodePaymentSignature, paymentSignatureOf } from "../payment/wire.ts";
 import type { VerifyBudget } from "../payment/work.ts";
 import type { QueryService } from "../service/query-service.ts";
+import { httpQueryUrl } from "../service/resource-url.ts";
 import { negotiateFormat } from "../formats/negotiate.ts";
 import type { BodyTracker } from "./client-limit.ts";
 import { MIN_COMPRESSED_BYTES, MIN_COMPRESSED_PAID_BYTES, negotiateCoding } from "./content-coding.ts";
@@ -41,14 +43,18 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
   const answer = await deps.queries.run({
     sql,
     format,
-    resourceUrl: deps.config.server.baseUrl + url.pathname + withoutFormat(url.search),
+    // Built only for a paid table (a free query never reads it).
+    get resourceUrl() {
+      return httpQueryUrl(deps.config.server.baseUrl, sql);
+    },
     // Decoded only once the SQL is valid (ARCHITECTURE.md §6 step 1): a bad query is named first.
     get payment() {
       return header === null ? null : decodePaymentSignature(header);
     },
     signal: request.signal,
     verifyBudget,
-    // A request that carries a payment fitted; an unpaid one is quoted only if its paid retry will.
+    // A request that carries a payment fitted; an unpaid one is quoted only if its paid retry will:
+    // its request line repeats this request's URL, its payload the (canonical) resource.
     beforeQuote: (resource: PaidResource, tags: PriceTag[], extensions: Extensions) => {
       const offers = tags
         .filter((tag) => tag.type !== "metadata_price")
@@ -67,16 +73,6 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
     sending: deps.sending,
     paid: answer.receipt !== null,
   });
-}
-
-/** The query string without its `format` parameters, as sent otherwise (the paid resource). */
-function withoutFormat(search: string): string {
-  if (!search.includes("format")) return search;
-  const kept = search
-    .slice(1)
-    .split("&")
-    .filter((pair) => parameterName(pair) !== "format");
-  return kept.length === 0 ? "" : `?${kept.join("&")}`;
 }
 
 function readQueryParameter(url: URL): string {

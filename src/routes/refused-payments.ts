@@ -1,12 +1,13 @@
 /**
  * `limits.max_refused_payments_per_minute` (ARCHITECTURE.md §11 "Hostile clients"). A payment that
- * passes the local checks but cannot settle (a fresh key with no funds, a smart-wallet signature)
- * costs one facilitator `/verify` call. Each call takes a place in its client address's budget
- * before it is sent, and gives it back unless the facilitator refuses the payment; with every place
- * taken (refusals within the last minute, and calls still in flight), the client's payments get 429
- * before any facilitator call until the oldest refusal is a minute old. Off (0) by default, like
- * `max_concurrent_per_client`: behind a proxy every client shares one address until
- * `server.trust_proxy` is set. Kept per replica, in memory.
+ * passes the local checks costs a read of the chain (its payer's balance, payer-check.ts) and, if
+ * that finds nothing wrong, a facilitator `/verify` call. Each such payment takes a place in its
+ * client address's budget before either, and gives it back unless it is refused (by the chain's
+ * answer or by the facilitator); with every place taken (refusals within the last minute, and
+ * payments still being checked), the client's payments get 429 before any chain read or facilitator
+ * call until the oldest refusal is a minute old. On by default (DESIGN.md §17), at 10 a minute: far
+ * more than an honest buyer's mistakes; 0 turns it off. Behind a proxy every client shares one address
+ * until `server.trust_proxy` is set. Kept per replica, in memory.
  */
 import { TooManyRequestsError } from "../errors.ts";
 import type { VerifyBudget } from "../payment/work.ts";
@@ -35,7 +36,7 @@ export class RefusedPayments {
         if (places.length >= this.max) {
           const seconds = Math.max(1, Math.ceil((places[0]! + WINDOW_MS - this.now()) / 1000));
           throw new TooManyRequestsError(
-            `The facilitator refused or is checking ${places.length} payments from this client within a minute, ${this.max} being the most (limits.max_refused_payments_per_minute): retry in ${seconds} s with a payment from a funded wallet`,
+            `${places.length} payments from this client were refused or are being checked within a minute, ${this.max} being the most (limits.max_refused_payments_per_minute): retry in ${seconds} s with a payment from a funded wallet`,
             seconds,
           );
         }

@@ -51,7 +51,7 @@ export interface QueryRun {
    * counted before it is quoted or paid), its bytes once read, before settlement.
    */
   answerCap?: AnswerCap;
-  /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
+  /** The client's allowance of refused payments (routes/refused-payments.ts). */
   verifyBudget?: VerifyBudget;
 }
 

@@ -28,7 +28,7 @@ export interface TableRequest {
   resourceUrl: string;
   payment: ExactPaymentPayload | null;
   signal?: AbortSignal;
-  /** The client's allowance of payments the facilitator refuses (routes/refused-payments.ts). */
+  /** The client's allowance of refused payments (routes/refused-payments.ts). */
   verifyBudget?: VerifyBudget;
 }
 

@@ -25,7 +25,7 @@ describe("a minimal config gets every default", () => {
       database: { sqlite: `${BASE}/db.sqlite` },
       payment: { maxTimeoutSeconds: 300, defaultDescription: "Query execution payment" },
       ledger: { path: `${BASE}/arrow402-ledger.sqlite` },
-      limits: { maxRows: 1000000, queryTimeoutMs: 10000, maxQueryBytes: 16384, maxConcurrentPerClient: 0, sendTimeoutMs: 60000, spillBudgetMb: 4096, unsentBudgetMb: 256, receiveTimeoutMs: 10000, keepAliveSeconds: 75, maxRefusedPaymentsPerMinute: 0, clientIpv6Prefix: 64, mcpMaxRows: 1000, mcpMaxBytes: 1048576, maxReplays: 3 },
+      limits: { maxRows: 1000000, queryTimeoutMs: 10000, maxQueryBytes: 16384, maxConcurrentPerClient: 0, sendTimeoutMs: 60000, spillBudgetMb: 4096, unsentBudgetMb: 256, receiveTimeoutMs: 10000, keepAliveSeconds: 75, maxRefusedPaymentsPerMinute: 10, clientIpv6Prefix: 64, mcpMaxRows: 1000, mcpMaxBytes: 1048576, maxReplays: 3 },
       rpcUrls: DEFAULT_RPC_URLS,
       tokens: BUILTIN_TOKENS,
       tables: [{ name: "items", description: "", columns: {}, priceTags: [] }],

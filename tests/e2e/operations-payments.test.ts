@@ -70,17 +70,21 @@ describe("payments", () => {
     expect(raw.join("\n")).not.toContain(signature.slice(2, 42));
   });
 
-  test("a payment the facilitator refuses, and a facilitator that fails", async () => {
+  test("a payment refused on its balance, one the facilitator refuses, and a facilitator that fails", async () => {
     sandbox.resetProxy();
     const before = await scrape(server.url);
     const unfunded = await newPayer(sandbox.devnet, 0n);
     expect((await unfunded.fetch(queryUrl(server.url, FIXED_SQL))).status).toBe(402);
+    sandbox.proxy.setBehaviour({ verify: { kind: "reject", invalidReason: "invalid_exact_evm_signature" } });
+    const rejected = await newPayer(sandbox.devnet, 1_000_000n);
+    expect((await rejected.fetch(queryUrl(server.url, FIXED_SQL))).status).toBe(402);
     sandbox.proxy.setBehaviour({ verify: { kind: "status", status: 503 } });
     const payer = await newPayer(sandbox.devnet, 1_000_000n);
     const failed = await payer.fetch(queryUrl(server.url, FIXED_SQL));
     expect(failed.status).toBe(500);
     await failed.text();
     const after = await scrape(server.url);
+    expect(moved(before, after, "arrow402_payments_refused_total", { table: "flat_items", reason: "insufficient-balance" })).toBe(1);
     expect(moved(before, after, "arrow402_payments_refused_total", { table: "flat_items", reason: "not-verified" })).toBe(1);
     expect(moved(before, after, "arrow402_facilitator_errors_total", { endpoint: "verify" })).toBe(1);
     expect(moved(before, after, "arrow402_facilitator_errors_total", { endpoint: "settle" })).toBe(0);

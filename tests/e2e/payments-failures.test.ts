@@ -3,7 +3,7 @@
  * malformed header is 400 before any facilitator call; a tampered, misdirected, expired or
  * unfunded payment is 402; a failing facilitator is 500; a failed settlement is 402 with
  * PAYMENT-RESPONSE; a query failing after verification is 400; a client whose payments the
- * facilitator keeps refusing is turned away before /verify. In every case nothing is charged
+ * chain or the facilitator keeps refusing is turned away before either is asked. In every case nothing is charged
  * (balances read on chain), no data leaves, and no ledger row is written.
  */
 import { describe, expect, test } from "bun:test";
@@ -163,14 +163,14 @@ describe("a payment that does not match what is sold is 402, and nothing moves",
     await unchanged();
   });
 
-  test("an unfunded payer: 402, nothing settled", async () => {
+  test("an unfunded payer: 402 on its balance, read on chain before the facilitator is asked; nothing settled", async () => {
     const url = queryUrl(server.url, PER_ROW_SQL);
     const payer = await newPayer(sandbox.devnet, 0n);
     const unchanged = await noChargeGuard(payer);
     const body = await expect402(await payer.fetch(url), PER_ROW_SQL);
-    expect(body.error).toContain("not verified");
+    expect(body.error).toContain("insufficient balance: the authorization's from");
     expect(payer.signatures).toHaveLength(1);
-    expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
+    expect(sandbox.proxy.counts).toMatchObject({ verify: 0, settle: 0 });
     await unchanged();
   });
 });
@@ -304,15 +304,21 @@ test("settlement that fails on chain (payer drained after verify): 402 with PAYM
 // no earlier than the time limit, never settled; a LIMIT over max_rows is refused before payment).
 
 describe("limits.max_refused_payments_per_minute", () => {
-  test("past it, a client's payments get 429 before any facilitator call, over HTTP and MCP; quotes and other clients go on", async () => {
+  test("past it (refusals by the chain's balance and by the facilitator alike), a client's payments get 429 before either is asked, over HTTP and MCP; quotes and other clients go on", async () => {
     const limited = await sandbox.serve({ limits: { max_refused_payments_per_minute: 2 }, server: { trust_proxy: "X-Forwarded-For" } });
     const mcp = new Client({ name: "arrow402-tests", version: "1.0.0" });
     try {
       const url = queryUrl(limited.url, PER_ROW_SQL);
       const client = { "x-forwarded-for": "198.51.100.7" };
+      // One refused on the balance the chain shows (no facilitator call), one by the facilitator.
       const unfunded = await newPayer(sandbox.devnet, 0n);
-      for (let i = 0; i < 2; i++) expect((await expect402(await unfunded.fetch(url, { headers: client }), PER_ROW_SQL)).error).toContain("not verified");
-      expect(sandbox.proxy.counts.verify).toBe(2);
+      expect((await expect402(await unfunded.fetch(url, { headers: client }), PER_ROW_SQL)).error).toContain("insufficient balance");
+      expect(sandbox.proxy.counts.verify).toBe(0);
+      sandbox.proxy.setBehaviour({ verify: { kind: "reject", invalidReason: "invalid_exact_evm_signature" } });
+      const rejected = await newPayer(sandbox.devnet, FUNDS);
+      expect((await expect402(await rejected.fetch(url, { headers: client }), PER_ROW_SQL)).error).toContain("not verified");
+      expect(sandbox.proxy.counts.verify).toBe(1);
+      sandbox.proxy.setBehaviour({});
 
       const refused = await unfunded.fetch(url, { headers: client });
       expect(refused.status).toBe(429);
@@ -320,7 +326,7 @@ describe("limits.max_refused_payments_per_minute", () => {
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
       expect(await refused.text()).toBe(
-        `The facilitator refused or is checking 2 payments from this client within a minute, 2 being the most (limits.max_refused_payments_per_minute): retry in ${retryAfter} s with a payment from a funded wallet`,
+        `2 payments from this client were refused or are being checked within a minute, 2 being the most (limits.max_refused_payments_per_minute): retry in ${retryAfter} s with a payment from a funded wallet`,
       );
       // The same client over MCP: the paid call is refused the same way.
       await mcp.connect(new StreamableHTTPClientTransport(new URL(`${limited.url}/mcp`), { requestInit: { headers: client } }));
@@ -329,13 +335,13 @@ describe("limits.max_refused_payments_per_minute", () => {
       const paid = refusalOf((await mcp.callTool({ ...args, _meta: { "x402/payment": payload } })) as CallToolResult);
       expect(paid.status).toBe(429);
       expect(paid.error).toContain("limits.max_refused_payments_per_minute");
-      expect(sandbox.proxy.counts.verify).toBe(2);
+      expect(sandbox.proxy.counts.verify).toBe(1);
 
       // An unpaid request is still quoted; another client still pays.
       expect((await fetch(url, { headers: client })).status).toBe(402);
       const funded = await newPayer(sandbox.devnet, FUNDS);
       expect((await funded.fetch(url, { headers: { "x-forwarded-for": "203.0.113.9" } })).status).toBe(200);
-      expect(sandbox.proxy.counts.verify).toBe(3);
+      expect(sandbox.proxy.counts.verify).toBe(2);
       // Only the funded purchase is in the ledger.
       expect(limited.ledgerRows().map((row) => row.payer.toLowerCase())).toEqual([funded.address.toLowerCase()]);
     } finally {

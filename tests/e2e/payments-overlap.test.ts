@@ -27,9 +27,10 @@ const TIME_LIMIT_MS = 1_000;
 
 /**
  * Holds /verify until the server's attempt row is on disk (bounded wait), counts the unconfirmed
- * rows seen then, and forwards the request to the real facilitator.
+ * rows seen then, runs `then` (e.g. drains the payer, so that the facilitator refuses the payment),
+ * and forwards the request to the real facilitator.
  */
-function watchAttemptsDuringVerify(): { seen: () => number | null } {
+function watchAttemptsDuringVerify(then?: () => Promise<unknown>): { seen: () => number | null } {
   let seen: number | null = null;
   const before = server.unconfirmedRows().length;
   sandbox.proxy.setBehaviour({
@@ -38,6 +39,7 @@ function watchAttemptsDuringVerify(): { seen: () => number | null } {
       before: async () => {
         for (let i = 0; i < 100 && server.unconfirmedRows().length === before; i++) await Bun.sleep(20);
         seen = server.unconfirmedRows().length - before;
+        await then?.();
       },
     },
   });
@@ -65,9 +67,9 @@ describe("while /verify is in flight", () => {
     expect(server.ledgerRows().at(-1)).toMatchObject({ table_name: "flat_items", query: FIXED_SQL, rows: rows.length, payer: payer.address });
   });
 
-  test("refused by /verify (unfunded payer): 402 without data, nothing charged, and the attempt is removed", async () => {
-    const payer = await newPayer(sandbox.devnet, 0n);
-    const watch = watchAttemptsDuringVerify();
+  test("refused by /verify (the payer emptied its wallet meanwhile): 402 without data, nothing charged, and the attempt is removed", async () => {
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    const watch = watchAttemptsDuringVerify(() => sandbox.devnet.drain(payer.privateKey));
     const before = { settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) };
 
     const response = await payer.fetch(queryUrl(server.url, FIXED_SQL));
@@ -77,7 +79,8 @@ describe("while /verify is in flight", () => {
     for (const row of sandbox.sqliteRows(FIXED_SQL)) expect(text).not.toContain(String(row.name));
     expect(watch.seen()).toBe(1);
     expect(sandbox.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
-    expect({ settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) }).toEqual(before);
+    // The payer's funds went where it sent them, not to payTo.
+    expect({ settled: server.ledgerRows().length, unconfirmed: server.unconfirmedRows().length, ...(await balances(payer)) }).toEqual({ ...before, payer: 0n });
   });
 });
 
@@ -94,7 +97,9 @@ describe("a fixed-price query that fails while running", () => {
   afterAll(() => failing?.stop());
 
   test("fails, and /verify refuses the payment: the refusal is the answer (402), the query's failure is discarded", async () => {
-    const payer = await newPayer(sandbox.devnet, 0n);
+    const payer = await newPayer(sandbox.devnet, FUNDS);
+    // Emptied once it was read funded: the facilitator refuses it.
+    sandbox.proxy.setBehaviour({ verify: { kind: "hook", before: () => sandbox.devnet.drain(payer.privateKey).then(() => {}) } });
     const unconfirmedBefore = failing.unconfirmedRows().length;
     const response = await payer.fetch(queryUrl(failing.url, FAILING_SQL));
     expect(response.status).toBe(402);

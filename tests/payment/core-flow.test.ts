@@ -136,11 +136,24 @@ describe("a payment that can never settle costs no more than a quote", () => {
     expect(h.proxy.requests).toEqual([]);
   });
 
-  test("per_row from an unfunded wallet: verified before the query runs, so /verify's refusal costs no scan", async () => {
+  test("per_row from an unfunded wallet: refused on its balance, read on chain, before /verify; nothing run or written", async () => {
     const { body } = expect402(await h.core.process(queryWork(20, perRowTags(h), null, h).work));
     const { payload } = await signFirst(h, body, 0n);
     const { work, calls } = queryWork(20, perRowTags(h), payload, h);
-    expect(expect402(await h.core.process(work)).body.error).toMatch(/^The payment was not verified \(.+\)/);
+    const { from } = payload.payload.authorization;
+    expect(expect402(await h.core.process(work)).body.error).toBe(PAYMENT_MESSAGES.insufficientBalance(from, "0 USDC", "0.002 USDC"));
+    expect(calls).toEqual({ count: 1, run: 0 });
+    expect(h.proxy.requests).toEqual([]);
+    expect(await h.store.unconfirmed()).toEqual([]);
+    expect(h.events.at(-1)).toMatchObject({ type: "payment.refused", reason: "insufficient-balance" });
+  });
+
+  test("per_row refused by /verify: verified before the query runs, so the refusal costs no scan", async () => {
+    const { body } = expect402(await h.core.process(queryWork(20, perRowTags(h), null, h).work));
+    const { payload } = await signFirst(h, body);
+    h.proxy.setBehaviour({ verify: { kind: "reject", invalidReason: "invalid_exact_evm_signature" } });
+    const { work, calls } = queryWork(20, perRowTags(h), payload, h);
+    expect(expect402(await h.core.process(work)).body.error).toMatch(/^The payment was not verified \(invalid_exact_evm_signature/);
     expect(calls).toEqual({ count: 1, run: 0 });
     expect(h.proxy.counts).toMatchObject({ verify: 1, settle: 0 });
     expect(await h.store.unconfirmed()).toEqual([]);
@@ -224,7 +237,8 @@ describe("failures are never charged", () => {
     expect(await h.store.unconfirmed()).toEqual([]);
     expect(await h.devnet.balanceOf(h.devnet.payTo)).toBe(payToBefore);
     h.proxy.setBehaviour({});
-    expect(expect402(await h.core.process(queryWork(15, perRowTags(h), payload, h).work)).body.error).toMatch(/^The payment was not verified/);
+    // Processed anew: the payer, drained, is now refused on its balance.
+    expect(expect402(await h.core.process(queryWork(15, perRowTags(h), payload, h).work)).body.error).toMatch(/^The payment cannot be settled \(insufficient balance/);
   });
 
   test("facilitator down: FacilitatorError (500), claim released, nothing recorded; /settle unanswered leaves the attempt", async () => {

@@ -36,7 +36,8 @@ export interface Harness {
   events: PaymentEvent[];
   /** Milliseconds since the epoch the core sees; null: the real clock. */
   clock: number | null;
-  newCore(options?: { facilitatorTimeoutMs?: number; rpc?: boolean; store?: PaymentStore }): PaymentCore;
+  /** `rpc`: false for no endpoint, a URL for another endpoint than the devnet's. */
+  newCore(options?: { facilitatorTimeoutMs?: number; rpc?: boolean | string; store?: PaymentStore }): PaymentCore;
 }
 
 export function useHarness(): Harness {
@@ -68,7 +69,7 @@ export function useHarness(): Harness {
       createPaymentCore({
         facilitator: createFacilitatorClient({ url: h.proxy.url, timeoutMs: options.facilitatorTimeoutMs ?? 10_000 }),
         store: options.store ?? h.store,
-        chain: createChainReader(options.rpc === false ? {} : { [h.devnet.chainId]: h.devnet.rpcUrl }),
+        chain: createChainReader(options.rpc === false ? {} : { [h.devnet.chainId]: typeof options.rpc === "string" ? options.rpc : h.devnet.rpcUrl }),
         maxTimeoutSeconds: 300,
         maxReplays: 3,
         onEvent: (event) => h.events.push(event),

@@ -16,6 +16,7 @@ import { PAYMENT_IDENTIFIER, paymentKey } from "../../src/payment/payload.ts";
 import type { PriceTag } from "../../src/config/types.ts";
 import type { PaymentCore } from "../../src/payment/core.ts";
 import { copy, expect402, expectPaid, fixedTags, perRowTags, queryWork, signFirst, useHarness, type Harness } from "./core-harness.ts";
+import { deployCodeAt } from "./devnet-token.ts";
 
 const h = useHarness();
 
@@ -424,10 +425,11 @@ describe("a lost settlement recovered under the rules of a payment presented aga
   }, 15_000);
 });
 
-describe("a signature that cannot be checked here (not 65 bytes: a smart wallet's)", () => {
+describe("a signature that cannot be checked here (not 65 bytes) from a smart wallet (a contract at `from`)", () => {
   test("a forged one is refused at /verify before anything is written or run", async () => {
     const { body } = expect402(await h.core.process(queryWork(5, fixedTags(h), null, h).work));
-    const { payload } = await signFirst(h, body);
+    const { payload, payer } = await signFirst(h, body);
+    await deployCodeAt(h.devnet, payer.account.address);
     const forged = copy(payload);
     forged.payload.signature = `0x${"ab".repeat(66)}`;
     const { work, calls } = queryWork(5, fixedTags(h), forged, h);
@@ -439,7 +441,8 @@ describe("a signature that cannot be checked here (not 65 bytes: a smart wallet'
 
   test("when /verify fails, the request fails and nothing is left written or run", async () => {
     const { body } = expect402(await h.core.process(queryWork(5, fixedTags(h), null, h).work));
-    const { payload } = await signFirst(h, body);
+    const { payload, payer } = await signFirst(h, body);
+    await deployCodeAt(h.devnet, payer.account.address);
     const long = copy(payload);
     long.payload.signature = `0x${"ab".repeat(66)}`;
     h.proxy.setBehaviour({ verify: { kind: "status", status: 503 } });
