@@ -122,12 +122,19 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
 
   /**
    * A failure after /verify on such a table gets one answer (PaidQueryFailedError), sent no earlier
-   * than the time limit would have expired from `started`. A client that left and faults of the
-   * server (500, 503) are not the data's doing and keep their own answers.
+   * than the time limit would have expired from `started`, and counts as a refused payment of its
+   * client (`limits.max_refused_payments_per_minute`): the same signed payment, never settled,
+   * cannot probe the table without bound. A client that left and faults of the server (500, 503)
+   * are not the data's doing and keep their own answers.
    */
-  async function asPaidFailure(error: unknown, started: number): Promise<never> {
+  async function asPaidFailure(error: unknown, started: number, budget: VerifyBudget | undefined): Promise<never> {
     const fromData = (error instanceof BadRequestError && !(error instanceof ClientGoneError)) || error instanceof ValueDoesNotFitError;
     if (!fromData) throw error;
+    try {
+      budget?.take(); // kept: a place given back only when the minute is over
+    } catch {
+      // No place left: this answer stands; the client's next payment gets 429 before /verify.
+    }
     const timeLimitMs = config.limits.queryTimeoutMs;
     const wait = started + timeLimitMs - performance.now();
     if (wait > 0) await Bun.sleep(wait);
@@ -206,7 +213,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
             else held = read;
             return { rows: read.rows, answer: { digest: read.digest, format: format.name } };
           } catch (error) {
-            return sealed ? asPaidFailure(error, started) : Promise.reject(error);
+            return sealed ? asPaidFailure(error, started, request.verifyBudget) : Promise.reject(error);
           }
         },
       })

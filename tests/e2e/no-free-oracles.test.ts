@@ -164,6 +164,29 @@ describe("a failure after /verify gets one answer, no earlier than the time limi
     expect(texts[1]).toBe(texts[0]!);
   }, 30_000);
 
+  test("each such failure counts as a refused payment: past max_refused_payments_per_minute, 429 before /verify", async () => {
+    const payTo = sandbox.devnet.payTo;
+    const limited = await sandbox.serve({
+      limits: { max_rows: MAX_ROWS, query_timeout_ms: 300, max_refused_payments_per_minute: 2 },
+      server: { trust_proxy: "X-Forwarded-For" },
+      tables: [{ name: "vault", price_tags: [{ type: "fixed", pay_to: payTo, token: TOKEN_KEY, amount: PRICES.flat.config }] }],
+    });
+    try {
+      const payer = await newPayer(sandbox.devnet, FUNDS);
+      const client = { "x-forwarded-for": "198.51.100.23" };
+      const url = queryUrl(limited.url, failures[1]![1]);
+      for (let i = 0; i < 2; i++) expect((await payer.fetch(url, { headers: client })).status).toBe(400);
+      sandbox.resetProxy();
+      const refused = await payer.fetch(url, { headers: client });
+      expect(refused.status).toBe(429);
+      expect(sandbox.proxy.counts.verify).toBe(0);
+      // Another client is not affected.
+      expect((await payer.fetch(url, { headers: { "x-forwarded-for": "198.51.100.24" } })).status).toBe(400);
+    } finally {
+      await limited.stop();
+    }
+  }, 30_000);
+
   test("on a table whose quote counts rows, a failure keeps its own words", async () => {
     const payer = await newPayer(sandbox.devnet, FUNDS);
     const response = await payer.fetch(queryUrl(server.url, "SELECT id FROM items WHERE abs(-9223372036854775807 - id) > 0"));
