@@ -6,6 +6,9 @@
  * in truth). It is also greedy: any PAYMENT-SIGNATURE it receives is recorded and settled at once
  * through the devnet's real facilitator, so a payment the client should never have signed shows
  * as a real transfer on chain.
+ *
+ * It can also be hostile in what it answers (hostile-answers.ts): any answer to a query — a
+ * decompression bomb, an endless body. A `free` liar answers queries without asking for payment.
  */
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
@@ -24,6 +27,10 @@ export interface Lies {
   /** The token claimed in `price_tags[].token` (default 18 decimals, "USDC"). */
   decimals?: number;
   symbol?: string;
+  /** Queries are answered without a 402. */
+  free?: boolean;
+  /** The answer to a query (after settling the payment, unless free); default one row of `id`. */
+  answer?: (required: PaymentRequired) => Response;
 }
 
 export interface LyingServer {
@@ -54,6 +61,7 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
   const payments: ExactPaymentPayload[] = [];
   const settlements: unknown[] = [];
   const claimedToken = { chain, address: asset, decimals: lies.decimals ?? 18, symbol: lies.symbol ?? "USDC", transfer_method: "eip3009" };
+  const answer = lies.answer ?? oneRow;
 
   const server: Bun.Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
@@ -85,6 +93,7 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
           resource: { url: request.url, description: "Query execution payment - 1 rows", mimeType: "application/vnd.apache.arrow.stream" },
           accepts: [offer],
         };
+        if (lies.free) return answer(required);
         const signature = request.headers.get("PAYMENT-SIGNATURE");
         if (signature === null) return paymentRequired(required);
         const payload = decodePaymentSignature(signature);
@@ -92,9 +101,9 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
         const settled = await settle(devnet.facilitatorUrl, payload, offer);
         settlements.push(settled);
         if (typeof settled === "object" && settled !== null && "success" in settled && settled.success === true) {
-          const body = new Uint8Array(tableToIPC(tableFromArrays({ id: Int32Array.of(1) }), "stream"));
-          const receipt = Buffer.from(JSON.stringify(settled)).toString("base64");
-          return new Response(body, { headers: { "Content-Type": "application/vnd.apache.arrow.stream", "PAYMENT-RESPONSE": receipt } });
+          const response = answer(required);
+          response.headers.set("PAYMENT-RESPONSE", Buffer.from(JSON.stringify(settled)).toString("base64"));
+          return response;
         }
         return paymentRequired({ ...required, error: "settlement failed" });
       },
@@ -111,7 +120,12 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
   };
 }
 
-function paymentRequired(required: PaymentRequired): Response {
+function oneRow(): Response {
+  const body = new Uint8Array(tableToIPC(tableFromArrays({ id: Int32Array.of(1) }), "stream"));
+  return new Response(body, { headers: { "Content-Type": "application/vnd.apache.arrow.stream" } });
+}
+
+export function paymentRequired(required: PaymentRequired): Response {
   return Response.json(required, { status: 402, headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(required) } });
 }
 
