@@ -29,7 +29,8 @@ Usage:
                                                 An answer larger than --max-bytes (default 1GiB; e.g.
                                                 500MB, 4GiB), as sent or decompressed, is refused; it
                                                 is streamed to --output FILE, which it replaces once
-                                                complete.
+                                                complete. Control characters in what the server sends
+                                                are printed as visible escapes (\\u{1b}).
                                                 the key is read from $ARROW402_PRIVATE_KEY (or --key-env).
                                                 A token's decimals come from the built-in USDC list, from
                                                 its contract via --rpc (or $ARROW402_RPC), or from

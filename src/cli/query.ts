@@ -16,7 +16,8 @@
  * Nothing from the server is trusted to be small or printable (DESIGN §17): the answer is read
  * under `--max-bytes` (as sent and once decompressed) and written to a file as it arrives — beside
  * `--output`, renamed over it when complete, or in the temporary directory on the way to stdout
- * (src/client/staging.ts) — then checked and rendered a batch at a time.
+ * (src/client/staging.ts) — then checked and rendered a batch at a time; every line on stderr and
+ * every value rendered as text is printed without control characters (src/client/printable.ts).
  *
  * Exit codes (one per kind of failure, so scripts can tell them apart):
  *
@@ -172,7 +173,7 @@ async function fetchAndWrite(args: QueryArgs, checked: Valid, staging: Staging, 
   }
   let rendered: Rendered;
   try {
-    rendered = await render(format, staging.body);
+    rendered = await render(format, staging.body, { exact: staging.regularFile });
   } catch (error) {
     const what = format === "parquet" ? "a Parquet file" : "an Arrow IPC stream";
     return fail(EXIT.runtime, `the server's answer is not ${what}: ${(error as Error).message}`);

@@ -18,6 +18,8 @@ import { writeChunks } from "./terminal.ts";
 export interface Staging {
   /** The answer's body is written here as it arrives (http.ts `toFile`). */
   body: string;
+  /** Whether the output is a regular file: CSV values are then written exact (format/csv.ts). */
+  regularFile: boolean;
   /** Writes the output: `chunks`, or with `bodyAsIs` the body file itself (renamed when it can be). */
   deliver(chunks: Iterable<string | Uint8Array>, bodyAsIs: boolean): Promise<void>;
   /** Removes the scratch files left; idempotent. */
@@ -69,6 +71,7 @@ export function stage(output: string | null): Staged {
     ok: true,
     staging: {
       body,
+      regularFile: beside,
       cleanup,
       async deliver(chunks, bodyAsIs) {
         if (target === null || !beside) return writeChunks(chunks, target);

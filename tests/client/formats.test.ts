@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
-import { ARROW_STREAM, defaultFormat, FORMATS, isBinary, mediaTypeFor, PARQUET, render, type OutputFormat } from "../../src/client/format/index.ts";
+import { ARROW_STREAM, defaultFormat, FORMATS, isBinary, mediaTypeFor, PARQUET, render, type OutputFormat, type RenderOptions } from "../../src/client/format/index.ts";
 import { MAX_CELL_WIDTH } from "../../src/client/format/text-table.ts";
 import { formatNamed } from "../../src/formats/registry.ts";
 import { readParquetIndependently } from "../formats/support.ts";
@@ -48,14 +48,14 @@ function textStream(column: string, values: string[]): Uint8Array {
 let bodies = 0;
 
 /** The body written to a file, as the CLI receives it, then rendered. */
-function renderBody(format: OutputFormat, bytes: Uint8Array) {
+function renderBody(format: OutputFormat, bytes: Uint8Array, options: RenderOptions = {}) {
   const path = join(dir, `body-${++bodies}`);
   writeFileSync(path, bytes);
-  return render(format, path);
+  return render(format, path, options);
 }
 
-async function text(format: OutputFormat, bytes: Uint8Array): Promise<string> {
-  const chunks = [...(await renderBody(format, bytes)).chunks];
+async function text(format: OutputFormat, bytes: Uint8Array, options: RenderOptions = {}): Promise<string> {
+  const chunks = [...(await renderBody(format, bytes, options)).chunks];
   return chunks.map((chunk) => (typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk))).join("");
 }
 
@@ -131,6 +131,54 @@ describe("table", () => {
     expect(lines[2]).toBe("x".repeat(MAX_CELL_WIDTH - 1) + "…");
     expect(lines[3]!.trimEnd()).toBe("a b");
     expect(await text("csv", bytes)).toContain(long);
+  });
+});
+
+describe("control characters from the server (DESIGN §17)", () => {
+  const HOSTILE = ["\x1b[1A\x1b[2K", "\x1b]52;c;cHduZWQ=\x07", "\u009b2J", "\rover", "\u202eabc", "tab\there\nline"];
+  const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+  const stream = () => textStream("name\x1b[2K", HOSTILE);
+
+  test("csv: shown as visible escapes, tabs and line feeds kept in quoted fields", async () => {
+    const csv = await text("csv", stream());
+    expect(csv).not.toMatch(UNSAFE);
+    expect(csv.split("\n").slice(0, 6)).toEqual([
+      "name\\u{1b}[2K",
+      "\\u{1b}[1A\\u{1b}[2K",
+      "\\u{1b}]52;c;cHduZWQ=\\u{7}",
+      "\\u{9b}2J",
+      "\\u{d}over",
+      "\\u{202e}abc",
+    ]);
+    expect(csv).toContain('"tab\there\nline"');
+  });
+
+  test("csv for a regular file: every value exact", async () => {
+    const csv = await text("csv", stream(), { exact: true });
+    expect(csv).toContain("name\x1b[2K\n");
+    for (const value of HOSTILE.slice(0, 3)) expect(csv).toContain(`${value}\n`);
+  });
+
+  test.each(["json", "ndjson"] as const)("%s: escaped as JSON, the values read back exactly", async (format) => {
+    const json = await text(format, stream(), { exact: true });
+    expect(json).not.toMatch(UNSAFE);
+    const rows = (format === "json" ? JSON.parse(json) : json.trimEnd().split("\n").map((line) => JSON.parse(line))) as Record<string, string>[];
+    expect(rows.map((row) => row["name\x1b[2K"])).toEqual(HOSTILE);
+  });
+
+  test("table: names and values shown as visible escapes, line breaks as spaces, widths counted on what is shown", async () => {
+    const lines = (await text("table", stream())).split("\n");
+    expect(lines.join("\n")).not.toMatch(UNSAFE);
+    expect(lines[0]).toBe("name\\u{1b}[2K");
+    expect(lines[1]).toBe("─".repeat("\\u{1b}]52;c;cHduZWQ=\\u{7}".length));
+    expect(lines.slice(2, 8).map((line) => line.trimEnd())).toEqual([
+      "\\u{1b}[1A\\u{1b}[2K",
+      "\\u{1b}]52;c;cHduZWQ=\\u{7}",
+      "\\u{9b}2J",
+      " over",
+      "\\u{202e}abc",
+      "tab here line",
+    ]);
   });
 });
 

@@ -18,6 +18,7 @@ test("--output FILE: the body is kept beside it, and the rendered output replace
   const staged = stage(file);
   if (!staged.ok) throw new Error(staged.reason);
   const { staging } = staged;
+  expect(staging.regularFile).toBe(true);
   expect(readdirSync(dir).sort()).toEqual([`.rows.csv.${process.pid}.arrow402-part`, "rows.csv"]);
   writeFileSync(staging.body, "body");
   expect(readFileSync(file, "utf8")).toBe("old\n");
@@ -43,7 +44,7 @@ test("a binary answer is renamed into place; a symbolic link to the output stays
   rmSync(join(dir, "real.arrow"));
 });
 
-test("stdout: the body is kept in $TMPDIR, removed at cleanup", () => {
+test("stdout: the body is kept in $TMPDIR, removed at cleanup; CSV is then not written exact", () => {
   const tmp = join(dir, "tmp");
   mkdirSync(tmp);
   const before = process.env.TMPDIR;
@@ -51,6 +52,7 @@ test("stdout: the body is kept in $TMPDIR, removed at cleanup", () => {
   try {
     const staged = stage(null);
     if (!staged.ok) throw new Error(staged.reason);
+    expect(staged.staging.regularFile).toBe(false);
     expect(staged.staging.body.startsWith(tmp)).toBe(true);
     writeFileSync(staged.staging.body, "body");
     staged.staging.cleanup();

@@ -7,8 +7,10 @@
  * through the devnet's real facilitator, so a payment the client should never have signed shows
  * as a real transfer on chain.
  *
- * It can also be hostile in what it answers (hostile-answers.ts): any answer to a query — a
- * decompression bomb, an endless body. A `free` liar answers queries without asking for payment.
+ * It can also be hostile in what it answers (hostile-answers.ts): any answer to a query — names
+ * and values holding terminal escape sequences, a decompression bomb, an endless body, a 402 or
+ * 400 whose text would rewrite the terminal — and such text in every name and description of its
+ * documents. A `free` liar answers queries without asking for payment.
  */
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
@@ -31,6 +33,8 @@ export interface Lies {
   free?: boolean;
   /** The answer to a query (after settling the payment, unless free); default one row of `id`. */
   answer?: (required: PaymentRequired) => Response;
+  /** Appended to every name and description of the discovery and table documents. */
+  documentText?: string;
 }
 
 export interface LyingServer {
@@ -61,6 +65,7 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
   const payments: ExactPaymentPayload[] = [];
   const settlements: unknown[] = [];
   const claimedToken = { chain, address: asset, decimals: lies.decimals ?? 18, symbol: lies.symbol ?? "USDC", transfer_method: "eip3009" };
+  const text = lies.documentText ?? "";
   const answer = lies.answer ?? oneRow;
 
   const server: Bun.Server<undefined> = Bun.serve({
@@ -69,11 +74,11 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
     routes: {
       "/api/": (request) =>
         Response.json({
-          server: { url: new URL(request.url).origin, version: "0.1.0" },
+          server: { url: new URL(request.url).origin, version: `0.1.0${text}` },
           tables: [
             {
               name: TABLE,
-              description: "Trades",
+              description: `Trades${text}`,
               requires_payment: true,
               pricing: [{ model: "PerRow", amount_per_item: amount, token_address: asset, chain, pay_to: devnet.payTo }],
             },
@@ -82,10 +87,10 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
       [`/api/table/${TABLE}`]: () =>
         Response.json({
           table_name: TABLE,
-          description: "Trades",
+          description: `Trades${text}`,
           requires_payment: true,
           price_tags: [{ pay_to: devnet.payTo, pricing: { model: "PerRow", amount_per_item: amount }, token: claimedToken, is_default: true }],
-          schema: { fields: [{ name: "id", data_type: "Int32", nullable: false }] },
+          schema: { fields: [{ name: `id${text}`, data_type: `Int32${text}`, nullable: false, metadata: { description: `the id${text}` } }] },
         }),
       "/api/query": async (request) => {
         const required: PaymentRequired = {

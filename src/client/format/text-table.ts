@@ -1,9 +1,12 @@
 /**
  * A table for reading on a terminal: aligned columns (numbers to the right), nulls blank, long
  * cells cut with "…" so one wide value does not hide the rest; the other formats carry every
- * value whole. The rows are read twice, once for the widths and once to write them, so that no
- * more than a batch is held however long the result.
+ * value whole. Line breaks and tabs become spaces, and every other control character of a name
+ * or a value a visible `\u{…}` escape (printable.ts, DESIGN §17), before widths are measured.
+ * The rows are read twice, once for the widths and once to write them, so that no more than a
+ * batch is held however long the result.
  */
+import { printable } from "../printable.ts";
 import { cellText, type CellKind } from "./cells.ts";
 import type { DecodedResult } from "./rows.ts";
 
@@ -11,7 +14,7 @@ export const MAX_CELL_WIDTH = 60;
 
 export function* textTableChunks(result: DecodedResult): Generator<string> {
   const { columns } = result;
-  const names = columns.map((column) => column.name);
+  const names = columns.map((column) => printable(flat(column.name)));
   const kinds = columns.map((column) => column.kind);
   const cellsOf = (row: unknown[]) => row.map((value, index) => displayCell(cellText(kinds[index]!, value)));
   const widths = names.map(width);
@@ -28,11 +31,15 @@ export function* textTableChunks(result: DecodedResult): Generator<string> {
   yield `(${count} row${count === 1 ? "" : "s"})\n`;
 }
 
+function flat(text: string): string {
+  return text.replace(/[\r\n\t]/g, " ");
+}
+
 function displayCell(text: string | null): string {
   if (text === null) return "";
-  const flat = text.replace(/[\r\n\t]/g, " ");
-  const chars = [...flat];
-  return chars.length > MAX_CELL_WIDTH ? chars.slice(0, MAX_CELL_WIDTH - 1).join("") + "…" : flat;
+  // A long value is cut before it is escaped: 4 × the width in UTF-16 units holds more characters than are shown.
+  const chars = [...printable(flat(text.length > 4 * MAX_CELL_WIDTH ? text.slice(0, 4 * MAX_CELL_WIDTH) : text))];
+  return chars.length > MAX_CELL_WIDTH ? chars.slice(0, MAX_CELL_WIDTH - 1).join("") + "…" : chars.join("");
 }
 
 function width(text: string): number {
