@@ -4,6 +4,7 @@
  * Exit codes: 0 ok, 1 runtime failure, 2 bad usage or invalid config.
  */
 import { HELP, parse, UsageError } from "./cli/args.ts";
+import { printable } from "./client/printable.ts";
 import { ConfigError, ValueDoesNotFitError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
@@ -63,6 +64,8 @@ try {
   }
   // The operator's own commands (dashboards…) may name a stored value; a client never sees it.
   const message = error instanceof ValueDoesNotFitError ? error.operatorMessage : error instanceof Error ? error.message : String(error);
-  console.error(`arrow402: ${message}`);
+  // The buyer's commands print what a server sent only as printable text (DESIGN §17), unforeseen errors included.
+  const buyer = process.argv[2] === "query" || process.argv[2] === "tables";
+  console.error(`arrow402: ${buyer ? printable(message) : message}`);
   process.exit(1);
 }

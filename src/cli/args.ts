@@ -21,11 +21,16 @@ Usage:
                                                 list a server's tables, columns and prices
   arrow402 query      URL "SQL" [--format table|csv|json|ndjson|arrow|parquet] [--output FILE]
                       [--max-amount AMOUNT] [--yes] [--network NET]... [--key-env VAR]
-                      [--rpc NET=URL]... [--token-decimals [NET:]ADDRESS=N]...
+                      [--rpc NET=URL]... [--token-decimals [NET:]ADDRESS=N]... [--max-bytes SIZE]
                                                 run a query, paying within --max-amount (token units);
                                                 arrow and parquet are the server's own bytes, the
                                                 others are rendered from its Arrow stream; the
                                                 transfer is zstd- or gzip-compressed when it helps.
+                                                An answer larger than --max-bytes (default 1GiB; e.g.
+                                                500MB, 4GiB), as sent or decompressed, is refused; it
+                                                is streamed to --output FILE, which it replaces once
+                                                complete. Control characters in what the server sends
+                                                are printed as visible escapes (\\u{1b}).
                                                 the key is read from $ARROW402_PRIVATE_KEY (or --key-env).
                                                 A token's decimals come from the built-in USDC list, from
                                                 its contract via --rpc (or $ARROW402_RPC), or from

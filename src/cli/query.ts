@@ -13,21 +13,28 @@
  * `csv`, `json` and `ndjson` are rendered here from the Arrow stream (src/client/format/index.ts).
  * Every request accepts zstd or gzip, decompressed as it arrives (src/client/content-coding.ts).
  *
+ * Nothing from the server is trusted to be small or printable (DESIGN §17): the answer is read
+ * under `--max-bytes` (as sent and once decompressed) and written to a file as it arrives — beside
+ * `--output`, renamed over it when complete, or in the temporary directory on the way to stdout
+ * (src/client/staging.ts) — then checked and rendered a batch at a time; every line on stderr and
+ * every value rendered as text is printed without control characters (src/client/printable.ts).
+ *
  * Exit codes (one per kind of failure, so scripts can tell them apart):
  *
  * | code | meaning |
  * |---|---|
  * | 0 | ok: the data was written (after paying, if the table is paid) |
- * | 1 | runtime failure: the server cannot be reached or the connection broke, or an unexpected answer |
+ * | 1 | runtime failure: the server cannot be reached or the connection broke, an unexpected answer, or one over --max-bytes |
  * | 2 | bad usage: arguments, or the signing key variable missing or malformed |
  * | 3 | bad query: the server refused the SQL (400); its message is shown |
  * | 4 | not paid: over --max-amount, a token whose decimals cannot be verified, not confirmed, no offer this key may pay, or a quote for another format than asked; nothing was paid |
  * | 5 | payment refused: the payment was sent and the server answered 402 (not verified or not settled) |
  * | 6 | server error (5xx) |
  */
+import { DEFAULT_MAX_BYTES, parseByteSize } from "../client/byte-size.ts";
 import type { FailureKind } from "../client/failure.ts";
 import { parse, UsageError } from "./args.ts";
-import { defaultFormat, FORMATS, isBinary, isFormat, mediaTypeFor, render, type OutputFormat } from "../client/format/index.ts";
+import { defaultFormat, FORMATS, isBinary, isFormat, mediaTypeFor, render, type OutputFormat, type Rendered } from "../client/format/index.ts";
 import { parseNetworks } from "../client/networks.ts";
 import { parseBudget, type Budget } from "../client/offers.ts";
 import { fetchPaid, mediaType, type Payment } from "../client/paid-query.ts";
@@ -35,7 +42,8 @@ import { createPayer } from "../client/payer.ts";
 import { printable } from "../client/printable.ts";
 import { endpoints, parseServerUrl } from "../client/server-url.ts";
 import { DEFAULT_KEY_ENV, redact } from "../client/signer.ts";
-import { askYesNo, downloadProgress, writeChunks } from "../client/terminal.ts";
+import { stage, type Staging } from "../client/staging.ts";
+import { askYesNo, downloadProgress } from "../client/terminal.ts";
 import { parseTokenSources, type TokenSources } from "../client/token-verification.ts";
 import { formatPrice } from "../client/tokens.ts";
 
@@ -64,6 +72,8 @@ export interface QueryArgs {
   rpc?: string[];
   /** `[NETWORK:]ADDRESS=DECIMALS` entries. */
   tokenDecimals?: string[];
+  /** The largest answer accepted, e.g. `500MB` (default DEFAULT_MAX_BYTES). */
+  maxBytes?: string;
 }
 
 const OPTIONS = {
@@ -75,6 +85,7 @@ const OPTIONS = {
   network: { type: "string", multiple: true },
   rpc: { type: "string", multiple: true },
   "token-decimals": { type: "string", multiple: true },
+  "max-bytes": { type: "string" },
 } as const;
 
 /** `arrow402 query …` from its command-line arguments; a UsageError for malformed ones. */
@@ -84,7 +95,7 @@ export function queryCommand(argv: string[]): Promise<number> {
   if (url === undefined || sql === undefined) {
     throw new UsageError('query needs the server\'s URL and the SQL: arrow402 query URL "SELECT … FROM table"');
   }
-  const { yes, network, rpc, "token-decimals": tokenDecimals, "max-amount": maxAmount, "key-env": keyEnv, format, output } = values;
+  const { yes, network, rpc, "token-decimals": tokenDecimals, "max-amount": maxAmount, "key-env": keyEnv, format, output, "max-bytes": maxBytes } = values;
   return query({
     url,
     sql,
@@ -96,6 +107,7 @@ export function queryCommand(argv: string[]): Promise<number> {
     ...(keyEnv === undefined ? {} : { keyEnv }),
     ...(format === undefined ? {} : { format }),
     ...(output === undefined ? {} : { output }),
+    ...(maxBytes === undefined ? {} : { maxBytes }),
   });
 }
 
@@ -111,8 +123,25 @@ export async function query(args: QueryArgs, env: Record<string, string | undefi
 
   const checked = checkArgs(args, env);
   if (!checked.ok) return fail(EXIT.usage, checked.reason);
-  const { base, format, output, budget, networks, sources } = checked;
+  // Before any request, so that a place the answer cannot be written costs no payment.
+  const staged = stage(checked.output);
+  if (!staged.ok) return fail(EXIT.usage, staged.reason);
+  try {
+    return await fetchAndWrite(args, checked, staged.staging, { env, keyEnv, say, fail });
+  } finally {
+    staged.staging.cleanup();
+  }
+}
 
+interface Io {
+  env: Record<string, string | undefined>;
+  keyEnv: string;
+  say(line: string): void;
+  fail(code: number, message: string): number;
+}
+
+async function fetchAndWrite(args: QueryArgs, checked: Valid, staging: Staging, { env, keyEnv, say, fail }: Io): Promise<number> {
+  const { base, format, output, budget, networks, sources, maxBytes } = checked;
   const progress = downloadProgress(process.stderr.isTTY === true);
   const wanted = mediaTypeFor(format);
   const fetched = await fetchPaid(endpoints.query(base, args.sql), {
@@ -131,6 +160,9 @@ export async function query(args: QueryArgs, env: Record<string, string | undefi
     }),
     onProgress: progress.update,
     onRetry: (attempt, reason) => say(`arrow402: ${reason}; sending the same payment again (attempt ${attempt + 1})`),
+    maxBytes,
+    overBoundAdvice: "pass a larger --max-bytes if an answer this large is expected",
+    toFile: staging.body,
   });
   progress.done();
   if (!fetched.ok) return fail(EXIT_FOR[fetched.failure.kind], fetched.failure.message);
@@ -139,15 +171,15 @@ export async function query(args: QueryArgs, env: Record<string, string | undefi
   if (fetched.contentType !== null && mediaType(fetched.contentType) !== wanted) {
     return fail(EXIT.runtime, `the server answered with ${fetched.contentType.slice(0, 100)} instead of ${wanted}; nothing was written`);
   }
-  let rendered: ReturnType<typeof render>;
+  let rendered: Rendered;
   try {
-    rendered = render(format, fetched.body);
+    rendered = await render(format, staging.body, { exact: staging.regularFile });
   } catch (error) {
     const what = format === "parquet" ? "a Parquet file" : "an Arrow IPC stream";
     return fail(EXIT.runtime, `the server's answer is not ${what}: ${(error as Error).message}`);
   }
   try {
-    await writeChunks(rendered.chunks, output);
+    await staging.deliver(rendered.chunks, isBinary(format));
   } catch (error) {
     return fail(EXIT.runtime, `cannot write ${output ?? "the output"}: ${(error as Error).message}`);
   }
@@ -157,9 +189,18 @@ export async function query(args: QueryArgs, env: Record<string, string | undefi
   return EXIT.ok;
 }
 
-type Checked =
-  | { ok: true; base: string; format: OutputFormat; output: string | null; budget: Budget | null; networks: string[]; sources: TokenSources }
-  | { ok: false; reason: string };
+interface Valid {
+  ok: true;
+  base: string;
+  format: OutputFormat;
+  output: string | null;
+  budget: Budget | null;
+  networks: string[];
+  sources: TokenSources;
+  maxBytes: number;
+}
+
+type Checked = Valid | { ok: false; reason: string };
 
 function checkArgs(args: QueryArgs, env: Record<string, string | undefined>): Checked {
   const server = parseServerUrl(args.url);
@@ -179,11 +220,13 @@ function checkArgs(args: QueryArgs, env: Record<string, string | undefined>): Ch
     budget = parseBudget(args.maxAmount);
     if (budget === null) return { ok: false, reason: `--max-amount '${args.maxAmount}' is not a decimal amount of token units, e.g. 0.05` };
   }
+  const maxBytes = args.maxBytes === undefined ? DEFAULT_MAX_BYTES : parseByteSize(args.maxBytes);
+  if (maxBytes === null) return { ok: false, reason: `--max-bytes '${args.maxBytes}' is not a size: write bytes, or e.g. 500MB, 2GiB` };
   const networks = parseNetworks(args.network);
   if (!networks.ok) return networks;
   const sources = parseTokenSources(args.rpc ?? [], args.tokenDecimals ?? [], env);
   if (!sources.ok) return sources;
-  return { ok: true, base: server.base, format, output, budget, networks: networks.networks, sources: sources.sources };
+  return { ok: true, base: server.base, format, output, budget, networks: networks.networks, sources: sources.sources, maxBytes };
 }
 
 function describePayment(payment: Payment): string {

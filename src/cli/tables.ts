@@ -134,7 +134,8 @@ function describeDocument(doc: TableDocument, lookup: TokenLookup): string[] {
 }
 
 function describeColumns(doc: TableDocument): string[] {
-  const fields = doc.schema.fields;
+  // Made printable before they are measured, so that escapes keep the columns aligned.
+  const fields = doc.schema.fields.map((field) => ({ ...field, name: printable(field.name), data_type: printable(field.data_type) }));
   const nameWidth = Math.max(0, ...fields.map((field) => field.name.length));
   const typeWidth = Math.max(0, ...fields.map((field) => field.data_type.length));
   const lines = [`  columns (${fields.length}):`];

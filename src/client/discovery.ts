@@ -6,7 +6,7 @@
 import Type, { type Static } from "typebox";
 import { Compile } from "typebox/compile";
 import type { PaymentRequired } from "@x402/core/types";
-import { errorText, send } from "./http.ts";
+import { errorText, send, type SendOptions } from "./http.ts";
 import { readPaymentRequired } from "./payment-required.ts";
 import { endpoints } from "./server-url.ts";
 
@@ -72,6 +72,9 @@ export type SummaryPricingDoc = Static<typeof SummaryPricing>;
 export type TableDocument = Static<typeof TableDoc>;
 export type PriceTagDocument = Static<typeof PriceTagDoc>;
 
+/** Documents are read under their own bound (DESIGN §17): thousands of tables fit in a few MB. */
+const DOCUMENT: SendOptions = { timeoutMs: 30_000, maxBytes: 16 * 1024 ** 2, overBoundAdvice: "more than an arrow402 document needs" };
+
 const checkDiscovery = Compile(Discovery);
 const checkTable = Compile(TableDoc);
 
@@ -79,7 +82,7 @@ export type DiscoveryFetch = { ok: true; doc: DiscoveryDoc } | { ok: false; reas
 
 export async function fetchDiscovery(base: string): Promise<DiscoveryFetch> {
   const url = endpoints.discovery(base);
-  const sent = await send(url, { timeoutMs: 30_000 });
+  const sent = await send(url, DOCUMENT);
   if (!sent.ok) return { ok: false, reason: sent.reason, status: null };
   const { answer } = sent;
   if (answer.status !== 200) return { ok: false, reason: `GET ${url} answered ${answer.status}: ${errorText(answer)}`, status: answer.status };
@@ -95,7 +98,7 @@ export type TableFetch =
 
 export async function fetchTable(base: string, name: string): Promise<TableFetch> {
   const url = endpoints.table(base, name);
-  const sent = await send(url, { timeoutMs: 30_000 });
+  const sent = await send(url, DOCUMENT);
   if (!sent.ok) return { kind: "failed", reason: sent.reason };
   const { answer } = sent;
   if (answer.status === 402) {

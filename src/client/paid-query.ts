@@ -11,12 +11,16 @@
  * Every request names the media type wanted (`Accept`; the price and the paid resource are the
  * same in every format, ARCHITECTURE.md §13) and accepts compression (http.ts). A quote for another
  * media type than the one asked for is not paid: the server could not deliver what was wanted.
+ *
+ * The data is read under `maxBytes` and, with `toFile`, written to that file as it arrives
+ * (DESIGN §17); an answer refused for its size is not sent for again, since the same server
+ * would send the same bytes.
  */
 import type { PaymentRequired, SettleResponse } from "@x402/core/types";
 import { PAYMENT_MESSAGES } from "../payment/messages.ts";
 import { PAYMENT_SIGNATURE } from "../payment/wire.ts";
 import { failure, type Failure } from "./failure.ts";
-import { errorText, send, type Answer } from "./http.ts";
+import { errorText, send, type Answer, type SendOptions } from "./http.ts";
 import type { Offer } from "./offers.ts";
 import { readPaymentRequired, readPaymentResponse } from "./payment-required.ts";
 
@@ -31,6 +35,12 @@ export interface PaidFetchOptions {
   retryDelaysMs?: readonly number[];
   /** Called before each resend, to tell the user. */
   onRetry?: (attempt: number, reason: string) => void;
+  /** Most bytes of the data, as sent and once decompressed (http.ts; default DEFAULT_MAX_BYTES). */
+  maxBytes?: number;
+  /** Said after a refusal for size: how to allow a larger answer. */
+  overBoundAdvice?: string;
+  /** The data is written here as it arrives (emptied for each answer, http.ts), and `body` is left empty. */
+  toFile?: string;
 }
 
 export interface Payment {
@@ -48,8 +58,8 @@ export type PaidFetch =
 export const DEFAULT_RETRY_DELAYS_MS = [500, 1500, 3000] as const;
 
 export async function fetchPaid(url: string, options: PaidFetchOptions): Promise<PaidFetch> {
-  const first = await send(url, { headers: acceptHeader(options), onProgress: options.onProgress });
-  if (!first.ok) return { ok: false, failure: failure("network", first.reason) };
+  const first = await send(url, sendOptions(options, acceptHeader(options)));
+  if (!first.ok) return { ok: false, failure: first.lost ? failure("network", first.reason) : failure("runtime", `${first.reason}; nothing was written`) };
   const { answer } = first;
   if (answer.status !== 402) return unpaidAnswer(answer);
 
@@ -75,7 +85,11 @@ async function sendPayment(url: string, offer: Offer, header: string, options: P
       options.onRetry?.(attempt, lastReason);
       await Bun.sleep(delays[attempt - 1]!);
     }
-    const sent = await send(url, { headers: { ...acceptHeader(options), [PAYMENT_SIGNATURE]: header }, onProgress: options.onProgress });
+    const sent = await send(url, sendOptions(options, { ...acceptHeader(options), [PAYMENT_SIGNATURE]: header }));
+    if (!sent.ok && !sent.lost) {
+      const note = "nothing was written; the payment was sent and may have been settled: check the payer's transfers";
+      return { ok: false, failure: failure("runtime", `${sent.reason}; ${note}`) };
+    }
     if (!sent.ok) {
       lastReason = sent.reason;
       continue;
@@ -96,6 +110,11 @@ async function sendPayment(url: string, offer: Offer, header: string, options: P
         `check the payer's transfers before paying again`,
     ),
   };
+}
+
+function sendOptions(options: PaidFetchOptions, headers: Record<string, string>): SendOptions {
+  const { onProgress, maxBytes, overBoundAdvice, toFile } = options;
+  return { headers, onProgress, maxBytes, overBoundAdvice, toFile };
 }
 
 function acceptHeader(options: PaidFetchOptions): Record<string, string> {

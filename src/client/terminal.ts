@@ -4,11 +4,13 @@
  * the output to a file or stdout without holding it all twice.
  */
 import { createInterface } from "node:readline/promises";
+import { printable } from "./printable.ts";
 
+/** The question names what the server quoted (a recipient, a token's symbol read from its contract): printed as printable text. */
 export async function askYesNo(question: string): Promise<boolean> {
   const reader = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
-    const answer = await reader.question(question);
+    const answer = await reader.question(printable(question));
     return /^\s*y(es)?\s*$/i.test(answer);
   } finally {
     reader.close();

@@ -2,14 +2,32 @@
  * The client's side of HTTP compression (src/client/content-coding.ts, http.ts) against real HTTP
  * servers on 127.0.0.1. The real arrow402 server is covered end to end in tests/e2e/client.test.ts;
  * here are the answers it never gives (stacked codings, a coding not asked for, damaged compressed
- * bytes, a compressed body cut mid-way), from small servers written to give them.
+ * bytes, a compressed body cut mid-way, bodies over the bound), from small servers written to give them.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { join } from "node:path";
 import { ACCEPT_ENCODING, readContentEncoding } from "../../src/client/content-coding.ts";
-import { send } from "../../src/client/http.ts";
+import { send, SMALL_BODY_MAX_BYTES } from "../../src/client/http.ts";
+import { tempDir } from "../support/fixtures.ts";
 
 const BODY = new TextEncoder().encode(Array.from({ length: 4000 }, (_, i) => `row ${i},${i * 7}\n`).join(""));
+
+/** 64 MiB of zeros, compressed: 2 KB of zstd, 64 KB of gzip. */
+const ZEROS = new Uint8Array(64 * 1024 ** 2);
+const ZSTD_BOMB = Bun.zstdCompressSync(ZEROS);
+const GZIP_BOMB = Bun.gzipSync(ZEROS);
+/** 2 MiB of zstd skippable frames (which decode to nothing), then "hello". */
+const SKIPPABLE = Buffer.concat([
+  ...Array.from({ length: 32 }, () => {
+    const frame = new Uint8Array(8 + 65_536);
+    new DataView(frame.buffer).setUint32(0, 0x184d2a50, true);
+    new DataView(frame.buffer).setUint32(4, 65_536, true);
+    return frame;
+  }),
+  Bun.zstdCompressSync(new TextEncoder().encode("hello")),
+]);
 
 describe("Content-Encoding", () => {
   test.each([
@@ -57,6 +75,15 @@ describe("send", () => {
         }
         case "/brotli":
           return new Response(BODY, { headers: headers("br") });
+        case "/zstd-bomb":
+          return new Response(blob(ZSTD_BOMB), { headers: headers("zstd") });
+        case "/gzip-bomb":
+          return new Response(blob(GZIP_BOMB), { headers: headers("gzip") });
+        case "/skippable":
+          // A stream, so without a Content-Length: counted as it arrives.
+          return new Response(new ReadableStream({ pull: (controller) => (controller.enqueue(SKIPPABLE), controller.close()) }), { headers: headers("zstd") });
+        case "/large-error":
+          return new Response("x".repeat(SMALL_BODY_MAX_BYTES + 1), { status: 500 });
         default:
           return new Response("not found", { status: 404 });
       }
@@ -90,7 +117,45 @@ describe("send", () => {
 
   test("a coding that was not asked for is an unread answer, naming it", async () => {
     const sent = await send(url("/brotli"));
-    expect(sent).toEqual({ ok: false, reason: `the answer is compressed as 'br', which this client did not ask for (it accepts ${ACCEPT_ENCODING})` });
+    expect(sent).toEqual({ ok: false, reason: `the answer is compressed as 'br', which this client did not ask for (it accepts ${ACCEPT_ENCODING})`, lost: true });
+  });
+
+  describe("the bound on a body (DESIGN §17)", () => {
+    const dir = tempDir("arrow402-client-bound-");
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const MB = 1_000_000;
+
+    test.each([
+      ["/zstd-bomb", 10 * MB, "the zstd-compressed answer is larger than 10 MB (10000000 bytes) once decompressed"],
+      ["/gzip-bomb", 10 * MB, "the gzip-compressed answer is larger than 10 MB (10000000 bytes) once decompressed"],
+      ["/skippable", MB, "the zstd-compressed answer is larger than 1 MB (1000000 bytes) as sent"],
+      ["/plain", 1000, "the answer is larger than 1 kB (1000 bytes), by its Content-Length"],
+    ])("%s: refused past maxBytes, as not to be sent for again", async (path, maxBytes, reason) => {
+      const sent = await send(url(path), { maxBytes, overBoundAdvice: "raise it" });
+      expect(sent).toEqual({ ok: false, reason: `${reason}: raise it`, lost: false });
+    });
+
+    test("an answer within the bound is read whole", async () => {
+      const sent = await send(url("/zstd-bomb"), { maxBytes: ZEROS.byteLength });
+      expect(sent.ok && sent.answer.bodyBytes).toBe(ZEROS.byteLength);
+      const skipped = await send(url("/skippable"), { maxBytes: 4 * MB });
+      expect(skipped.ok && new TextDecoder().decode(skipped.answer.body)).toBe("hello");
+    });
+
+    test("an error's body is held to its own, smaller bound", async () => {
+      const sent = await send(url("/large-error"));
+      expect(sent).toEqual({ ok: false, reason: `the server's 500 answer is larger than 1 MiB (1048576 bytes), by its Content-Length, more than an error or payment document needs`, lost: false });
+    });
+
+    test("toFile: a 200's body is written to the file as it arrives, replacing what was there, and not held", async () => {
+      const file = join(dir, "body");
+      writeFileSync(file, "x".repeat(BODY.byteLength * 2));
+      const sent = await send(url("/gzip"), { toFile: file });
+      if (!sent.ok) throw new Error(sent.reason);
+      expect(sent.answer.body.byteLength).toBe(0);
+      expect(sent.answer.bodyBytes).toBe(BODY.byteLength);
+      expect(new Uint8Array(readFileSync(file))).toEqual(BODY);
+    });
   });
 });
 

@@ -5,15 +5,38 @@
  * payer holds more than the lie, and the lying server settles any signature it receives, so a
  * payment wrongly signed would be a real transfer: "nothing signed" is checked both by the
  * signatures the server saw and by the payer's balance on chain.
+ *
+ * The same liar is hostile in what it answers (hostile-answers.ts, DESIGN §17): escape sequences
+ * in names, values and messages must reach the terminal as visible text, and no answer — a
+ * decompression bomb, a body that never ends — may grow the client's memory past a bound; the
+ * memory is the CLI process's peak RSS, measured by GNU time.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { startDevnet, type Devnet } from "../../devnet/index.ts";
 import { readTokenContract } from "../../src/client/token-contract.ts";
-import { runCli } from "../client/cli.ts";
+import { GNU_TIME, runCli, runCliMeasured } from "../client/cli.ts";
 import { fundedAccount } from "../payment/devnet-token.ts";
+import { tempDir } from "../support/fixtures.ts";
+import {
+  bomb,
+  bombAnswer,
+  endlessAnswer,
+  HOSTILE,
+  HOSTILE_SHOWN,
+  hostileError,
+  hostileRefusal,
+  hostileValues,
+  largeArrow,
+  MiB,
+  SEQUENCES,
+  UNSAFE_CHAR,
+} from "./hostile-answers.ts";
 import { LIE_AMOUNT, startLyingServer, TABLE, type LyingServer } from "./lying-server.ts";
 
-const EXIT = { ok: 0, usage: 2, notPaid: 4 };
+const EXIT = { ok: 0, runtime: 1, usage: 2, badQuery: 3, notPaid: 4, refused: 5, server: 6 };
 const SQL = `SELECT * FROM ${TABLE}`;
 /** The lie in true units: 5×10^16 smallest units of a 6-decimal token. */
 const TRUE_AMOUNT = "50000000000";
@@ -240,3 +263,198 @@ async function onTerminal(args: string[], env: Record<string, string>): Promise<
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
+
+describe("a server that writes terminal escape sequences", () => {
+  let hostile: LyingServer;
+  const dir = tempDir("arrow402-hostile-");
+  beforeAll(() => {
+    hostile = startLyingServer(devnet, { answer: hostileValues, documentText: HOSTILE });
+  });
+  afterAll(async () => {
+    await hostile?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Each sequence as the client shows it: its control characters as `\u{…}` escapes. */
+  const shown = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  const HEADER = `name${SEQUENCES.eraseLine}`;
+
+  test.each(["table", "csv"])("%s after a payment: names and values shown escaped, nothing raw on stdout or stderr", async (format) => {
+    const payer = await richPayer();
+    const run = await runCli(["query", hostile.url, SQL, "--format", format, "--yes"], payer.env);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stderr).toContain(`Paid ${LIE_AMOUNT} smallest units of token ${token}`);
+    expect(run.stderr).not.toMatch(UNSAFE_CHAR);
+    expect(run.stdoutText).not.toMatch(UNSAFE_CHAR);
+    expect(run.stdoutText).toContain(shown(HEADER));
+    for (const [name, sequence] of Object.entries(SEQUENCES)) {
+      // The table shows a line break or carriage return as a space, like every other line break.
+      const expected = format === "table" && name === "overwrite" ? sequence.replace("\r", " ") : shown(sequence);
+      expect(run.stdoutText).toContain(expected);
+    }
+  }, 30_000);
+
+  test.each(["json", "ndjson"])("%s: no raw control character, and the values decode exactly", async (format) => {
+    const payer = await richPayer();
+    const run = await runCli(["query", hostile.url, SQL, "--format", format, "--yes"], payer.env);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdoutText).not.toMatch(UNSAFE_CHAR);
+    expect(run.stderr).not.toMatch(UNSAFE_CHAR);
+    const rows = format === "json" ? (JSON.parse(run.stdoutText) as Record<string, string>[]) : run.stdoutText.trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(rows.map((row) => row[HEADER])).toEqual([...Object.values(SEQUENCES), HOSTILE]);
+  }, 30_000);
+
+  test("csv to a file is written exact (no terminal reads it on the way); the messages stay escaped", async () => {
+    const payer = await richPayer();
+    const file = join(dir, "values.csv");
+    const run = await runCli(["query", hostile.url, SQL, "--output", file, "--yes"], payer.env);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stderr).not.toMatch(UNSAFE_CHAR);
+    const csv = readFileSync(file, "utf8");
+    expect(csv).toContain(SEQUENCES.clipboard);
+    expect(csv).toContain(SEQUENCES.c1);
+    // Rendered as for a pipe instead, the same answer has no raw control character left.
+    const piped = await runCli(["query", hostile.url, SQL, "--format", "csv", "--yes"], (await richPayer()).env);
+    expect(piped.stdoutText).not.toMatch(UNSAFE_CHAR);
+  }, 30_000);
+
+  // What follows was already printed through printable.ts; kept here so that it stays so.
+  test.each([
+    ["a 402 after payment", () => ({ answer: hostileRefusal }), EXIT.refused, `arrow402: payment refused: settlement failed${HOSTILE_SHOWN}`],
+    ["a 400", () => ({ free: true, answer: hostileError(400) }), EXIT.badQuery, `arrow402: no such column${HOSTILE_SHOWN}`],
+    ["a 500", () => ({ free: true, answer: hostileError(500) }), EXIT.server, `arrow402: server error (500): no such column${HOSTILE_SHOWN}`],
+  ])("%s whose text holds the sequences: shown escaped on stderr", async (_name, lies, code, message) => {
+    const liar = startLyingServer(devnet, lies());
+    try {
+      const payer = await richPayer();
+      const run = await runCli(["query", liar.url, SQL, "--format", "csv", "--yes"], payer.env);
+      expect(run.code).toBe(code);
+      expect(run.stderr).not.toMatch(UNSAFE_CHAR);
+      expect(run.stderr).toContain(message);
+      expect(run.stdout.byteLength).toBe(0);
+    } finally {
+      await liar.stop();
+    }
+  }, 30_000);
+
+  test("tables: names, types and descriptions shown escaped, the columns still aligned", async () => {
+    const run = await runCli(["tables", hostile.url]);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdoutText).not.toMatch(UNSAFE_CHAR);
+    expect(run.stdoutText).toContain(`${TABLE} — Trades${HOSTILE_SHOWN}`);
+    expect(run.stdoutText).toContain(`    id${HOSTILE_SHOWN}  Int32${HOSTILE_SHOWN}  not null  the id${HOSTILE_SHOWN}`);
+  }, 30_000);
+});
+
+describe.skipIf(GNU_TIME === null)("a server that sends more than the client accepts", () => {
+  const dir = tempDir("arrow402-bounds-");
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** A fresh $TMPDIR for one run, to see that the client leaves nothing behind. */
+  const freshTmp = () => tempDir("arrow402-bounds-tmp-");
+  /** Generous: the client itself takes about 60 MB; holding the answer would take hundreds. */
+  const MEMORY_BOUND = 300 * MiB;
+
+  test("a 35 KB zstd bomb (1088 MiB of zeros), under the default bound: refused, nothing written, memory bounded", async () => {
+    const liar = startLyingServer(devnet, { free: true, answer: bombAnswer("zstd", bomb("zstd", 17)) });
+    const tmp = freshTmp();
+    try {
+      const run = await runCliMeasured(["query", liar.url, SQL, "--format", "csv"], { TMPDIR: tmp });
+      expect(run.stderr).toBe(
+        "arrow402: the zstd-compressed answer is larger than 1 GiB (1073741824 bytes) once decompressed: " +
+          "pass a larger --max-bytes if an answer this large is expected; nothing was written\n",
+      );
+      expect(run.code).toBe(EXIT.runtime);
+      expect(run.stdout.byteLength).toBe(0);
+      expect(run.peakRssBytes).toBeLessThan(MEMORY_BOUND);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      await liar.stop();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test("a gzip bomb under --max-bytes, to --output: refused, the existing file untouched, nothing left beside it", async () => {
+    const liar = startLyingServer(devnet, { free: true, answer: bombAnswer("gzip", bomb("gzip", 4)) });
+    const out = tempDir("arrow402-bounds-out-");
+    try {
+      const file = join(out, "rows.csv");
+      writeFileSync(file, "kept\n");
+      const run = await runCliMeasured(["query", liar.url, SQL, "--output", file, "--max-bytes", "100MB"]);
+      expect(run.stderr).toBe(
+        "arrow402: the gzip-compressed answer is larger than 100 MB (100000000 bytes) once decompressed: " +
+          "pass a larger --max-bytes if an answer this large is expected; nothing was written\n",
+      );
+      expect(run.code).toBe(EXIT.runtime);
+      expect(run.peakRssBytes).toBeLessThan(MEMORY_BOUND);
+      expect(readFileSync(file, "utf8")).toBe("kept\n");
+      expect(readdirSync(out)).toEqual(["rows.csv"]);
+    } finally {
+      await liar.stop();
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test("a bomb after a payment: refused, saying that the payment was sent", async () => {
+    const liar = startLyingServer(devnet, { answer: bombAnswer("zstd", bomb("zstd", 2)) });
+    try {
+      const payer = await richPayer();
+      const run = await runCliMeasured(["query", liar.url, SQL, "--format", "csv", "--yes", "--max-bytes", "64MiB"], payer.env);
+      expect(run.code).toBe(EXIT.runtime);
+      const last = run.stderr.trimEnd().split("\n").at(-1);
+      expect(last).toBe(
+        "arrow402: the zstd-compressed answer is larger than 64 MiB (67108864 bytes) once decompressed: pass a larger --max-bytes " +
+          "if an answer this large is expected; nothing was written; the payment was sent and may have been settled: check the payer's transfers",
+      );
+      expect(run.stderr).not.toContain("sending the same payment again");
+      expect(liar.payments).toHaveLength(1);
+      expect(run.peakRssBytes).toBeLessThan(MEMORY_BOUND);
+    } finally {
+      await liar.stop();
+    }
+  }, 60_000);
+
+  test.each([
+    ["a body that never ends", () => endlessAnswer(), "the answer is larger than 10 MB (10000000 bytes) as sent"],
+    ["a body whose Content-Length is over the bound", () => new Response(new Uint8Array(10_000_001)), "the answer is larger than 10 MB (10000000 bytes), by its Content-Length"],
+  ])("%s: refused under --max-bytes 10MB", async (_name, answer, reason) => {
+    const liar = startLyingServer(devnet, { free: true, answer });
+    try {
+      const run = await runCliMeasured(["query", liar.url, SQL, "--format", "arrow", "--max-bytes", "10MB"]);
+      expect(run.stderr).toBe(`arrow402: ${reason}: pass a larger --max-bytes if an answer this large is expected; nothing was written\n`);
+      expect(run.code).toBe(EXIT.runtime);
+      expect(run.stdout.byteLength).toBe(0);
+      expect(run.peakRssBytes).toBeLessThan(MEMORY_BOUND);
+    } finally {
+      await liar.stop();
+    }
+  }, 60_000);
+
+  test("a 256 MiB honest answer to --output is streamed to the file, byte for byte, in bounded memory", async () => {
+    const big = largeArrow(256);
+    const liar = startLyingServer(devnet, { free: true, answer: big.answer });
+    const out = tempDir("arrow402-bounds-out-");
+    try {
+      const file = join(out, "big.arrow");
+      const run = await runCliMeasured(["query", liar.url, SQL, "--output", file]);
+      expect(run.stderr).toBe(`${256 * 131_072} rows written to ${file} (arrow)\n`);
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.peakRssBytes).toBeLessThan(MEMORY_BOUND);
+      expect(readdirSync(out)).toEqual(["big.arrow"]);
+      const expected = createHash("sha256");
+      for (const part of big.bytes()) expected.update(part);
+      const written = createHash("sha256");
+      for await (const part of Bun.file(file).stream()) written.update(part);
+      expect(Bun.file(file).size).toBe(big.size);
+      expect(written.digest("hex")).toBe(expected.digest("hex"));
+    } finally {
+      await liar.stop();
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  test("a malformed --max-bytes is a usage error, before any request", async () => {
+    const run = await runCli(["query", "http://127.0.0.1:9", SQL, "--max-bytes", "lots"]);
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toBe("arrow402: --max-bytes 'lots' is not a size: write bytes, or e.g. 500MB, 2GiB\n");
+  });
+});

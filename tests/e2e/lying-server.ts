@@ -6,6 +6,11 @@
  * in truth). It is also greedy: any PAYMENT-SIGNATURE it receives is recorded and settled at once
  * through the devnet's real facilitator, so a payment the client should never have signed shows
  * as a real transfer on chain.
+ *
+ * It can also be hostile in what it answers (hostile-answers.ts): any answer to a query — names
+ * and values holding terminal escape sequences, a decompression bomb, an endless body, a 402 or
+ * 400 whose text would rewrite the terminal — and such text in every name and description of its
+ * documents. A `free` liar answers queries without asking for payment.
  */
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
@@ -24,6 +29,12 @@ export interface Lies {
   /** The token claimed in `price_tags[].token` (default 18 decimals, "USDC"). */
   decimals?: number;
   symbol?: string;
+  /** Queries are answered without a 402. */
+  free?: boolean;
+  /** The answer to a query (after settling the payment, unless free); default one row of `id`. */
+  answer?: (required: PaymentRequired) => Response;
+  /** Appended to every name and description of the discovery and table documents. */
+  documentText?: string;
 }
 
 export interface LyingServer {
@@ -54,6 +65,8 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
   const payments: ExactPaymentPayload[] = [];
   const settlements: unknown[] = [];
   const claimedToken = { chain, address: asset, decimals: lies.decimals ?? 18, symbol: lies.symbol ?? "USDC", transfer_method: "eip3009" };
+  const text = lies.documentText ?? "";
+  const answer = lies.answer ?? oneRow;
 
   const server: Bun.Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
@@ -61,11 +74,11 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
     routes: {
       "/api/": (request) =>
         Response.json({
-          server: { url: new URL(request.url).origin, version: "0.1.0" },
+          server: { url: new URL(request.url).origin, version: `0.1.0${text}` },
           tables: [
             {
               name: TABLE,
-              description: "Trades",
+              description: `Trades${text}`,
               requires_payment: true,
               pricing: [{ model: "PerRow", amount_per_item: amount, token_address: asset, chain, pay_to: devnet.payTo }],
             },
@@ -74,10 +87,10 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
       [`/api/table/${TABLE}`]: () =>
         Response.json({
           table_name: TABLE,
-          description: "Trades",
+          description: `Trades${text}`,
           requires_payment: true,
           price_tags: [{ pay_to: devnet.payTo, pricing: { model: "PerRow", amount_per_item: amount }, token: claimedToken, is_default: true }],
-          schema: { fields: [{ name: "id", data_type: "Int32", nullable: false }] },
+          schema: { fields: [{ name: `id${text}`, data_type: `Int32${text}`, nullable: false, metadata: { description: `the id${text}` } }] },
         }),
       "/api/query": async (request) => {
         const required: PaymentRequired = {
@@ -85,6 +98,7 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
           resource: { url: request.url, description: "Query execution payment - 1 rows", mimeType: "application/vnd.apache.arrow.stream" },
           accepts: [offer],
         };
+        if (lies.free) return answer(required);
         const signature = request.headers.get("PAYMENT-SIGNATURE");
         if (signature === null) return paymentRequired(required);
         const payload = decodePaymentSignature(signature);
@@ -92,9 +106,9 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
         const settled = await settle(devnet.facilitatorUrl, payload, offer);
         settlements.push(settled);
         if (typeof settled === "object" && settled !== null && "success" in settled && settled.success === true) {
-          const body = new Uint8Array(tableToIPC(tableFromArrays({ id: Int32Array.of(1) }), "stream"));
-          const receipt = Buffer.from(JSON.stringify(settled)).toString("base64");
-          return new Response(body, { headers: { "Content-Type": "application/vnd.apache.arrow.stream", "PAYMENT-RESPONSE": receipt } });
+          const response = answer(required);
+          response.headers.set("PAYMENT-RESPONSE", Buffer.from(JSON.stringify(settled)).toString("base64"));
+          return response;
         }
         return paymentRequired({ ...required, error: "settlement failed" });
       },
@@ -111,7 +125,12 @@ export function startLyingServer(devnet: Devnet, lies: Lies = {}): LyingServer {
   };
 }
 
-function paymentRequired(required: PaymentRequired): Response {
+function oneRow(): Response {
+  const body = new Uint8Array(tableToIPC(tableFromArrays({ id: Int32Array.of(1) }), "stream"));
+  return new Response(body, { headers: { "Content-Type": "application/vnd.apache.arrow.stream" } });
+}
+
+export function paymentRequired(required: PaymentRequired): Response {
   return Response.json(required, { status: 402, headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(required) } });
 }
 

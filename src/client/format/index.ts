@@ -14,7 +14,7 @@ import { extname } from "node:path";
 import { csvChunks } from "./csv.ts";
 import { jsonChunks, ndjsonChunks } from "./json.ts";
 import { parquetRowCount } from "./parquet.ts";
-import { decodeArrow } from "./rows.ts";
+import { decodeArrow, fileChunks, type DecodedResult } from "./rows.ts";
 import { textTableChunks } from "./text-table.ts";
 
 export const FORMATS = ["table", "csv", "json", "ndjson", "arrow", "parquet"] as const;
@@ -58,22 +58,36 @@ export interface Rendered {
   chunks: Iterable<string | Uint8Array>;
 }
 
+export interface RenderOptions {
+  /**
+   * CSV values byte for byte, control characters included: only for a regular file, which no
+   * terminal reads on the way. Otherwise they are written as visible escapes (csv.ts); `table`
+   * always shows them so and JSON always escapes them (DESIGN §17).
+   */
+  exact?: boolean;
+}
+
 /**
- * The output from the server's body: a Parquet file is checked and counted; an Arrow stream is
- * decoded (also for `arrow`, so a broken stream is caught and rows are counted).
+ * The output from the server's body, written to a file as it arrived (DESIGN §17): a Parquet file
+ * is checked from its footer and counted; an Arrow stream is read through (also for `arrow`, so
+ * that a broken stream is caught and rows are counted) and rendered a batch at a time, so that
+ * memory does not grow with the answer.
  */
-export function render(format: OutputFormat, body: Uint8Array): Rendered {
-  if (format === "parquet") return { rowCount: parquetRowCount(body), chunks: [body] };
-  const result = decodeArrow(body);
-  const chunks =
-    format === "arrow"
-      ? [body]
-      : format === "csv"
-        ? csvChunks(result)
-        : format === "json"
-          ? jsonChunks(result)
-          : format === "ndjson"
-            ? ndjsonChunks(result)
-            : textTableChunks(result);
-  return { rowCount: result.rowCount, chunks };
+export async function render(format: OutputFormat, path: string, options: RenderOptions = {}): Promise<Rendered> {
+  if (format === "parquet") return { rowCount: await parquetRowCount(path), chunks: fileChunks(path) };
+  const result = decodeArrow(path);
+  return { rowCount: result.rowCount, chunks: format === "arrow" ? fileChunks(path) : textChunks(format, result, options) };
+}
+
+function textChunks(format: Exclude<OutputFormat, "arrow" | "parquet">, result: DecodedResult, options: RenderOptions): Iterable<string> {
+  switch (format) {
+    case "csv":
+      return csvChunks(result, options.exact === true);
+    case "json":
+      return jsonChunks(result);
+    case "ndjson":
+      return ndjsonChunks(result);
+    case "table":
+      return textTableChunks(result);
+  }
 }

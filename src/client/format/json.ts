@@ -1,15 +1,18 @@
 /**
  * JSON (one array of row objects) and NDJSON (one object per line). Int64 values are written as
  * JSON numbers with every digit (JSON allows any precision; readers that parse into doubles
- * should read them as big integers).
+ * should read them as big integers). No control character is written raw, names included: the
+ * ones JSON.stringify leaves (C1 controls, bidirectional overrides) become `\uXXXX` escapes,
+ * which decode to the same values (DESIGN §17).
  */
+import { printableJson } from "../printable.ts";
 import { cellJson } from "./cells.ts";
 import type { DecodedResult } from "./rows.ts";
 
 function* rowObjects(result: DecodedResult): Generator<string> {
   const keys = result.columns.map((column) => JSON.stringify(column.name));
   for (const row of result.rows()) {
-    yield `{${row.map((value, index) => `${keys[index]}:${cellJson(result.columns[index]!.kind, value)}`).join(",")}}`;
+    yield printableJson(`{${row.map((value, index) => `${keys[index]}:${cellJson(result.columns[index]!.kind, value)}`).join(",")}}`);
   }
 }
 
