@@ -182,7 +182,7 @@ function checkSelectList(select: SelectClause, scope: Scope): OutputColumn[] {
       const times = (namedTimes.get(column.name) ?? 0) + 1;
       if (times > LIMITS.maxColumnNames) {
         refuse(
-          `Column '${shown(column.name)}' is named more than ${LIMITS.maxColumnNames} times in the select list; a column may be named at most ${LIMITS.maxColumnNames} times (each name reads its value again), unless SQLite keeps it to numbers (INTEGER PRIMARY KEY, or an INTEGER or REAL column of a STRICT table): remove the repeats`,
+          `Column '${shown(column.name)}' is named more than ${LIMITS.maxColumnNames} times in the select list; a column may be named at most ${LIMITS.maxColumnNames} times (each name reads its value again), unless SQLite keeps it to numbers (the rowid alias, INTEGER PRIMARY KEY without DESC; or an INTEGER or REAL column of a STRICT table): remove the repeats`,
         );
       }
       namedTimes.set(column.name, times);
