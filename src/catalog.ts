@@ -44,7 +44,7 @@ export interface TableInfo {
 
 export interface Catalog {
   tables: TableInfo[];
-  /** SQLite identifiers are case-insensitive; so is this lookup. */
+  /** SQLite ignores the case of ASCII letters in names (identifiers.ts); so does this lookup. */
   table(name: string): TableInfo | undefined;
 }
 

@@ -7,6 +7,7 @@ import { Database } from "bun:sqlite";
 import { arrowKindFor } from "../arrow/types.ts";
 import type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
 import type { TableConfig } from "../config/types.ts";
+import { foldCase, sameName } from "../identifiers.ts";
 import { projectedTable } from "../sql/view-shape.ts";
 
 export type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
@@ -70,19 +71,19 @@ export function readCatalog(db: Database, tables: TableConfig[]): { catalog: Cat
       kind: arrowKindFor(c.type),
       rowidAlias: c.name === form.rowidAlias,
       numbersOnly: c.name === form.rowidAlias || (form.strict && ["INT", "INTEGER", "REAL"].includes(c.type.toUpperCase())),
-      description: config.columns[c.name],
+      description: Object.entries(config.columns).find(([key]) => sameName(key, c.name))?.[1],
     }));
     for (const key of Object.keys(config.columns)) {
-      if (!columns.some((c) => c.name === key)) {
+      if (!columns.some((c) => sameName(c.name, key))) {
         problems.push(`tables[${i}].columns.${key}: no column '${key}' in table '${config.name}'`);
       }
     }
     const limitBounded = row.type === "table" || projectsATable(db, row.sql);
     infos.push({ name: row.name, columns, hasRowid: form.hasRowid, limitBounded, config });
   });
-  const byName = new Map(infos.map((t) => [t.name.toLowerCase(), t]));
+  const byName = new Map(infos.map((t) => [foldCase(t.name), t]));
   return {
-    catalog: { tables: infos, table: (name) => byName.get(name.toLowerCase()) },
+    catalog: { tables: infos, table: (name) => byName.get(foldCase(name)) },
     problems,
   };
 }

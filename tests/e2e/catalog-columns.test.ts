@@ -1,9 +1,10 @@
 /**
- * The catalog's reading of keys (db/catalog.ts), through a real listening server: a table keyed
- * `INTEGER PRIMARY KEY DESC` (no rowid alias: its key holds any value, the rowid is another column)
- * exported by two workers in rowid ranges, with its key capped in the select list like any text
- * column, where `PRIMARY KEY(x DESC)` (an alias) is not; and a WITHOUT ROWID table with a comment
- * between the two words.
+ * The catalog's reading of keys and names (db/catalog.ts, identifiers.ts), through a real listening
+ * server: a table keyed `INTEGER PRIMARY KEY DESC` (no rowid alias: its key holds any value, the
+ * rowid is another column) exported by two workers in rowid ranges, with its key capped in the select
+ * list like any text column, where `PRIMARY KEY(x DESC)` (an alias) is not; a WITHOUT ROWID table
+ * with a comment between the two words; and the columns "É" and "é", two columns for SQLite, sorted
+ * by in one ORDER BY.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -31,13 +32,15 @@ beforeAll(async () => {
   db.run("INSERT INTO aliased VALUES (5, 'five'), (3, 'three')");
   db.run("CREATE TABLE codes (code TEXT PRIMARY KEY, label TEXT) WITHOUT/* the words apart */ROWID");
   db.run("INSERT INTO codes VALUES ('b', 'bee'), ('a', 'ay')");
+  db.run('CREATE TABLE accents ("É" TEXT, "é" TEXT)');
+  db.run(`INSERT INTO accents VALUES ('b', 'x'), ('a', 'z'), ('b', 'y'), ('a', 'w')`);
   db.close();
   const config = resolveConfig(
     {
       server: { bind: "127.0.0.1:0", metrics: true },
       database: { sqlite: "keys.sqlite" },
       ledger: { path: "ledger.sqlite" },
-      tables: [{ name: "readings" }, { name: "aliased" }, { name: "codes" }],
+      tables: [{ name: "readings" }, { name: "aliased" }, { name: "codes" }, { name: "accents" }],
     },
     { baseDir: dir, env: {} },
   );
@@ -80,4 +83,10 @@ test.each([
 
 test("a WITHOUT ROWID table whose CREATE has a comment between the words is queried as one without rowid", async () => {
   expect(await rows("SELECT code, label FROM codes")).toEqual([["a", "ay"], ["b", "bee"]]);
+});
+
+test('"É" and "é" are two columns: sorted by both, in one ORDER BY, as SQLite sorts', async () => {
+  const sql = 'SELECT "é", "É" FROM accents ORDER BY "É" DESC, "é"';
+  expect(await rows(sql)).toEqual(sqliteValues(dbPath, sql));
+  expect(await rows(sql)).toEqual([["x", "b"], ["y", "b"], ["w", "a"], ["z", "a"]]);
 });
