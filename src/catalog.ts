@@ -13,10 +13,18 @@ export interface ColumnInfo {
   nullable: boolean;
   kind: ArrowKind;
   /**
-   * SQLite lets no other value than a number in: the rowid alias (INTEGER PRIMARY KEY), or an INT,
-   * INTEGER or REAL column of a STRICT table. Any other column may hold text, whatever its type.
+   * The column is the table's rowid under another name: its values are the rowids, always
+   * integers. Read from SQLite by db/catalog.ts (the one place that decides it): `INTEGER PRIMARY
+   * KEY` (ASC or none) or `PRIMARY KEY(x)` (ASC, DESC or none) on one column declared exactly
+   * INTEGER, in a table with a rowid; not `INTEGER PRIMARY KEY DESC`, `INT PRIMARY KEY`, a
+   * composite key, nor any column of a WITHOUT ROWID table.
    */
-  numbersOnly?: boolean;
+  rowidAlias: boolean;
+  /**
+   * SQLite lets no other value than a number in: the rowid alias, or an INT, INTEGER or REAL
+   * column of a STRICT table. Any other column may hold text, whatever its type.
+   */
+  numbersOnly: boolean;
   description?: string;
 }
 
@@ -36,7 +44,7 @@ export interface TableInfo {
 
 export interface Catalog {
   tables: TableInfo[];
-  /** SQLite identifiers are case-insensitive; so is this lookup. */
+  /** SQLite ignores the case of ASCII letters in names (identifiers.ts); so does this lookup. */
   table(name: string): TableInfo | undefined;
 }
 

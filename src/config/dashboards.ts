@@ -8,6 +8,7 @@
  * types and a snapshot of its rows for free.
  */
 import { resolve } from "node:path";
+import { foldCase } from "../identifiers.ts";
 import { formatPath, isRecord, type Problems } from "./problems.ts";
 import { DEFAULTS } from "./schema.ts";
 import type { Config, DashboardEntry } from "./types.ts";
@@ -19,7 +20,7 @@ const RESERVED_SLUGS = new Set(["api", "mcp", "healthz", "readyz", "metrics"]);
 export function resolveDashboards(raw: unknown, tableNames: string[], baseDir: string, problems: Problems, schemaSold: string[] = []): Config["dashboards"] {
   const section = isRecord(raw) ? raw : {};
   const root = resolve(baseDir, typeof section.root === "string" ? section.root : DEFAULTS.dashboardsRoot);
-  const tablesByLowerName = new Map(tableNames.map((name) => [name.toLowerCase(), name]));
+  const tablesByFoldedName = new Map(tableNames.map((name) => [foldCase(name), name]));
   const firstIndexBySlug = new Map<string, number>();
   const entries = (Array.isArray(section.entries) ? section.entries : []).map((item: unknown, index): DashboardEntry => {
     const entry = isRecord(item) ? item : {};
@@ -34,7 +35,7 @@ export function resolveDashboards(raw: unknown, tableNames: string[], baseDir: s
     }
     let table = typeof entry.table === "string" ? entry.table : "";
     if (table !== "") {
-      const configured = tablesByLowerName.get(table.toLowerCase());
+      const configured = tablesByFoldedName.get(foldCase(table));
       if (configured === undefined) {
         problems.add([...path, "table"], `${JSON.stringify(table)} is not a configured table; use one of ${tableNames.join(", ")}`);
       } else if (schemaSold.includes(configured)) {

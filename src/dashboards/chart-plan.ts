@@ -33,7 +33,7 @@ export interface PlanColumn {
 export interface PlanInputColumn extends PlanColumn {
   /** From the config's `columns:`. */
   description?: string;
-  /** The table's `INTEGER PRIMARY KEY` (an alias of the rowid). */
+  /** The table's rowid under another name (catalog.ts `rowidAlias`): an identifier. */
   rowidAlias?: boolean;
 }
 

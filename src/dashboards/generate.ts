@@ -16,7 +16,7 @@ import { renderDashboardPage } from "./dashboard-page.ts";
 import { moveToBackup, pathExists, writeFileAtomically, writeTemporaryFolder, type FolderFiles } from "./folders.ts";
 import { renderLandingPage } from "./landing-page.ts";
 import { queriesArePaid } from "../payment/terms.ts";
-import { rowidAliasOf, SNAPSHOT_ROW_CAP, takeSnapshot } from "./snapshot.ts";
+import { SNAPSHOT_ROW_CAP, takeSnapshot } from "./snapshot.ts";
 import styleSheet from "./style.css" with { type: "text" };
 
 export interface GenerateOptions {
@@ -64,12 +64,10 @@ function dashboardFiles(opts: GenerateOptions, entry: DashboardEntry): { files: 
   }
   const snapshot = takeSnapshot(db, table, opts.snapshotRows ?? SNAPSHOT_ROW_CAP, opts.now ?? new Date());
   const columns = table.columns.map((c) => ({ name: c.name, kind: c.kind }));
-  const rowidAlias = rowidAliasOf(db, table);
-  const facts = table.columns.map((c) => ({ ...c, rowidAlias: c.name === rowidAlias }));
   const plan: DashboardPlan = {
     snapshotUrl: `/${encodeURIComponent(entry.slug)}/snapshot.arrow`,
     columns,
-    charts: planCharts(facts, snapshot.rows),
+    charts: planCharts(table.columns, snapshot.rows),
     previewRows: PREVIEW_ROWS,
     rowsPerSampleRow: snapshot.sampled && snapshot.rows.length > 0 ? snapshot.totalRows / snapshot.rows.length : 1,
   };

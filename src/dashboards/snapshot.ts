@@ -39,15 +39,6 @@ export function timeColumnOf(table: TableInfo): ColumnInfo | undefined {
   return table.columns.find((c) => isTimeKind(c.kind));
 }
 
-/** The column that is an alias of the rowid (a lone `INTEGER PRIMARY KEY`), if the table has one. */
-export function rowidAliasOf(db: Database, table: TableInfo): string | undefined {
-  if (!table.hasRowid) return undefined;
-  const keys = db
-    .query<{ name: string; type: string }, [string]>("SELECT name, type FROM pragma_table_info(?1) WHERE pk > 0")
-    .all(table.name);
-  return keys.length === 1 && keys[0]?.type.toUpperCase() === "INTEGER" ? keys[0].name : undefined;
-}
-
 /** 1-based positions of `cap` rows spread evenly over `total`, the first and the last included. */
 export function evenPositions(total: number, cap: number): number[] {
   if (cap >= total) return Array.from({ length: total }, (_, i) => i + 1);

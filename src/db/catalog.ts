@@ -7,6 +7,7 @@ import { Database } from "bun:sqlite";
 import { arrowKindFor } from "../arrow/types.ts";
 import type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
 import type { TableConfig } from "../config/types.ts";
+import { foldCase, sameName } from "../identifiers.ts";
 import { projectedTable } from "../sql/view-shape.ts";
 
 export type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
@@ -61,37 +62,63 @@ export function readCatalog(db: Database, tables: TableConfig[]): { catalog: Cat
       problems.push(`tables[${i}].name: no table or view named '${config.name}' in the database`);
       return;
     }
-    const withoutRowid = row.type === "table" && /\bWITHOUT\s+ROWID\b/i.test(row.sql ?? "");
-    const strict = row.type === "table" && db.query<{ strict: number }, [string]>("SELECT strict FROM pragma_table_list(?1)").get(row.name)?.strict === 1;
-    const described = db
-      .query<{ name: string; type: string; notnull: number; pk: number }, [string]>(
-        "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1)",
-      )
-      .all(row.name);
-    const keys = described.filter((c) => c.pk > 0);
-    // The rowid alias: the only key column, declared exactly INTEGER, of a rowid table.
-    const rowidAlias = row.type === "table" && !withoutRowid && keys.length === 1 && keys[0]!.type.toUpperCase() === "INTEGER" ? keys[0]!.name : null;
-    const columns = described.map((c) => ({
+    const found = described(db, row.name);
+    const form = tableForm(db, row.name, row.type === "table", found);
+    const columns = found.map((c) => ({
       name: c.name,
       declaredType: c.type,
       nullable: c.notnull === 0,
       kind: arrowKindFor(c.type),
-      numbersOnly: c.name === rowidAlias || (strict && ["INT", "INTEGER", "REAL"].includes(c.type.toUpperCase())),
-      description: config.columns[c.name],
+      rowidAlias: c.name === form.rowidAlias,
+      numbersOnly: c.name === form.rowidAlias || (form.strict && ["INT", "INTEGER", "REAL"].includes(c.type.toUpperCase())),
+      description: Object.entries(config.columns).find(([key]) => sameName(key, c.name))?.[1],
     }));
     for (const key of Object.keys(config.columns)) {
-      if (!columns.some((c) => c.name === key)) {
+      if (!columns.some((c) => sameName(c.name, key))) {
         problems.push(`tables[${i}].columns.${key}: no column '${key}' in table '${config.name}'`);
       }
     }
     const limitBounded = row.type === "table" || projectsATable(db, row.sql);
-    infos.push({ name: row.name, columns, hasRowid: row.type === "table" && !withoutRowid, limitBounded, config });
+    infos.push({ name: row.name, columns, hasRowid: form.hasRowid, limitBounded, config });
   });
-  const byName = new Map(infos.map((t) => [t.name.toLowerCase(), t]));
+  const byName = new Map(infos.map((t) => [foldCase(t.name), t]));
   return {
-    catalog: { tables: infos, table: (name) => byName.get(name.toLowerCase()) },
+    catalog: { tables: infos, table: (name) => byName.get(foldCase(name)) },
     problems,
   };
+}
+
+interface DescribedColumn {
+  name: string;
+  type: string;
+  notnull: number;
+  pk: number;
+}
+
+function described(db: Database, table: string): DescribedColumn[] {
+  return db.query<DescribedColumn, [string]>("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1, 'main')").all(table);
+}
+
+/**
+ * What SQLite itself says of a table's storage, never read from its CREATE text (a comment can sit
+ * between WITHOUT and ROWID; a default can be the string 'without rowid'):
+ * - whether it has a rowid, and whether it is STRICT: pragma table_list;
+ * - its rowid alias: SQLite builds an index for every PRIMARY KEY (pragma index_list, origin 'pk')
+ *   except the one it makes the rowid's alias (sqlite3AddPrimaryKey), so a rowid table whose key is
+ *   one column and has no such index keeps that key as its rowid. Exact where the rules of
+ *   lang_createtable.html#rowid are subtle: `INTEGER PRIMARY KEY DESC` is not an alias (an index is
+ *   built), `PRIMARY KEY(x DESC)` on an INTEGER x is, and so is `INTEGER NOT NULL PRIMARY KEY`.
+ */
+function tableForm(db: Database, table: string, isTable: boolean, columns: DescribedColumn[]): { hasRowid: boolean; strict: boolean; rowidAlias: string | null } {
+  if (!isTable) return { hasRowid: false, strict: false, rowidAlias: null };
+  const listed = db
+    .query<{ wr: number; strict: number }, [string]>("SELECT wr, strict FROM pragma_table_list(?1) WHERE schema = 'main'")
+    .get(table);
+  const hasRowid = listed?.wr !== 1;
+  const keys = columns.filter((c) => c.pk > 0);
+  const keyIndexed = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM pragma_index_list(?1, 'main') WHERE origin = 'pk'").get(table)!.n > 0;
+  const rowidAlias = hasRowid && keys.length === 1 && !keyIndexed ? keys[0]!.name : null;
+  return { hasRowid, strict: listed?.strict === 1, rowidAlias };
 }
 
 /** A view that only picks columns of one table (not of another view: its shape is not checked). */

@@ -6,20 +6,20 @@
  *
  * Choices the grammar leaves open:
  * - `table.column` is accepted where `table` is the queried table (see names.ts); `t.*` is not.
- * - Output names must be unique (case-insensitive) so every Arrow field can be addressed by name.
+ * - Output names must be unique (ignoring ASCII case, as SQLite does) so every Arrow field can be addressed by name.
  * - An alias needs `AS` (a forgotten comma must not silently rename a column).
  * - `LIMIT offset, count` is refused rather than normalised: its order is a classic source of mistakes.
  * - COLLATE is refused; lower()/upper() cover case-insensitive comparison.
  * - Unary `+` is accepted alongside `-` and NOT.
  */
 import type { FromClause, LimitClause, Node, OrderByClause, SelectClause, SelectStmt, WhereClause } from "sql-parser-cst";
-import type { Catalog, TableInfo } from "../catalog.ts";
+import type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
 import { ALLOWED_NODES, LIMITS } from "./allowlist.ts";
 import { checkExpression } from "./expression.ts";
 import { firstDataFailure } from "./data-failures.ts";
 import { checkWhereCost, isCheapPerRow } from "./growth.ts";
 import { readLimit } from "./limit.ts";
-import { foldCase, identifierName, resolveColumn, sameName, type Scope } from "./names.ts";
+import { foldCase, identifierName, resolveColumn, type Scope } from "./names.ts";
 import { checkOrderBy } from "./order.ts";
 import type { OutputColumn, ValidatedQuery } from "./validated.ts";
 import { guardUnfiltered, guardWhere } from "./guard.ts";
@@ -146,8 +146,7 @@ function resolveTable(from: FromClause, catalog: Catalog, sql: string): TableInf
   }
   const name = identifierName(node);
   const table = catalog.table(name);
-  // The catalog folds case like JavaScript; SQLite folds ASCII only, so both must agree.
-  if (!table || !sameName(table.name, name)) {
+  if (!table) {
     refuse(`Unknown table '${sourceOf(node, sql)}'; available tables: ${catalog.tables.map((t) => t.name).join(", ")}`);
   }
   return table;
@@ -164,7 +163,8 @@ function checkSelectList(select: SelectClause, scope: Scope): OutputColumn[] {
   }
   const columns: OutputColumn[] = [];
   const names = new Set<string>();
-  const namedTimes = new Map<string, number>();
+  // Counted by catalog column (the object names.ts resolves to), whatever name or case it was written in.
+  const namedTimes = new Map<ColumnInfo, number>();
   for (const item of items) {
     if (item.type === "empty") refuse("Empty item in the select list: remove the extra comma");
     refuseKnownConstruct(item);
@@ -183,13 +183,13 @@ function checkSelectList(select: SelectClause, scope: Scope): OutputColumn[] {
     if (names.has(foldCase(name))) refuse(`Duplicate output column name '${shown(name)}': give each column a distinct alias`);
     names.add(foldCase(name));
     if (column.numbersOnly !== true) {
-      const times = (namedTimes.get(column.name) ?? 0) + 1;
+      const times = (namedTimes.get(column) ?? 0) + 1;
       if (times > LIMITS.maxColumnNames) {
         refuse(
-          `Column '${shown(column.name)}' is named more than ${LIMITS.maxColumnNames} times in the select list; a column may be named at most ${LIMITS.maxColumnNames} times (each name reads its value again), unless SQLite keeps it to numbers (INTEGER PRIMARY KEY, or an INTEGER or REAL column of a STRICT table): remove the repeats`,
+          `Column '${shown(column.name)}' is named more than ${LIMITS.maxColumnNames} times in the select list; a column may be named at most ${LIMITS.maxColumnNames} times (each name reads its value again), unless SQLite keeps it to numbers (the rowid alias, INTEGER PRIMARY KEY without DESC; or an INTEGER or REAL column of a STRICT table): remove the repeats`,
         );
       }
-      namedTimes.set(column.name, times);
+      namedTimes.set(column, times);
     }
     columns.push({ name, column });
   }

@@ -4,6 +4,7 @@
  */
 import type { Identifier, MemberExpr } from "sql-parser-cst";
 import type { ColumnInfo, TableInfo } from "../catalog.ts";
+import { sameName } from "../identifiers.ts";
 import { IDENTIFIER_QUOTES } from "./allowlist.ts";
 import { refuse, shown, sourceOf } from "./refusals.ts";
 
@@ -15,14 +16,7 @@ export interface Scope {
   readsClock?: boolean;
 }
 
-/** SQLite compares identifiers ignoring ASCII case only (sqlite3StrICmp), so this does the same. */
-export function foldCase(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => c.toLowerCase());
-}
-
-export function sameName(a: string, b: string): boolean {
-  return foldCase(a) === foldCase(b);
-}
+export { foldCase, sameName } from "../identifiers.ts";
 
 /** The identifier's name, after checking it is bare or double-quoted. */
 export function identifierName(node: Identifier): string {

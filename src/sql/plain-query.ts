@@ -5,6 +5,7 @@
  * encoder compare and read those).
  */
 import type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
+import { foldCase } from "../identifiers.ts";
 import type { SelectStmt } from "sql-parser-cst";
 import type { ValidatedQuery } from "./validated.ts";
 
@@ -34,11 +35,11 @@ export function tableShapes(catalog: Catalog): TableShape[] {
   return catalog.tables.map(({ name, columns, hasRowid, limitBounded }) => ({ name, columns, hasRowid, limitBounded }));
 }
 
-/** A catalog over table shapes, looked up as db/catalog.ts does (case-insensitively). */
+/** A catalog over table shapes, looked up as db/catalog.ts does (ignoring ASCII case: identifiers.ts). */
 export function shapeCatalog(shapes: TableShape[]): Catalog {
   const tables: TableInfo[] = shapes.map((shape) => ({ ...shape, config: { name: shape.name, description: "", columns: {}, priceTags: [] } }));
-  const byName = new Map(tables.map((t) => [t.name.toLowerCase(), t]));
-  return { tables, table: (name) => byName.get(name.toLowerCase()) };
+  const byName = new Map(tables.map((t) => [foldCase(t.name), t]));
+  return { tables, table: (name) => byName.get(foldCase(name)) };
 }
 
 export function toPlain(query: ValidatedQuery, catalog: Catalog): PlainQuery {

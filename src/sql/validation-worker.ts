@@ -14,6 +14,16 @@ declare const self: Worker;
 let catalog: Catalog = shapeCatalog([]);
 let maxQueryBytes = 0;
 
+/**
+ * Parsed once before the worker reports ready. A fresh worker's first parse compiles the parser's
+ * code as it goes (55 ms for a one-line query on a quiet machine, 160–340 ms on a loaded one,
+ * against 1–15 ms for the next ones): without this, the first text a new or replacing worker gets
+ * pays for that under its deadline. It goes through the clauses and operators texts commonly use.
+ */
+const WARM_UP =
+  "SELECT a, b AS c FROM t WHERE a = 1 AND (b LIKE 'x%' OR c IN (1, 2)) AND lower(d) <> 'y' AND e IS NOT NULL " +
+  "ORDER BY a DESC NULLS LAST, c LIMIT 10 OFFSET 2";
+
 const send = (message: FromValidator) => self.postMessage(message);
 
 self.onmessage = (event: MessageEvent<ToValidator>) => {
@@ -21,6 +31,11 @@ self.onmessage = (event: MessageEvent<ToValidator>) => {
   if (message.type === "init") {
     catalog = shapeCatalog(message.tables);
     maxQueryBytes = message.maxQueryBytes;
+    try {
+      parseSelect(WARM_UP, Number.MAX_SAFE_INTEGER);
+    } catch {
+      // Refused by a later rule: the parser's code ran all the same, and the worker is as ready.
+    }
     send({ type: "ready" });
     return;
   }
