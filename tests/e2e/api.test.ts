@@ -42,7 +42,7 @@ describe("GET /api/", () => {
       details: "/api/table/items",
       // The metadata price tag is omitted from the summary on purpose (spec).
       pricing: [
-        { model: "PerRow", amount_per_item: "1000", token_address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", chain: "84532", pay_to: PAY_TO },
+        { model: "PerRow", amount_per_item: "1000", quote: "count", token_address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", chain: "84532", pay_to: PAY_TO },
       ],
     });
     expect(doc.tables[0]).toMatchObject({ requires_payment: false, pricing: [] });
