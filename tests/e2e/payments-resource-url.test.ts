@@ -6,7 +6,7 @@
  * and a payment made over MCP is served again over HTTP. Through the real listening server, the
  * devnet chain and the real x402 facilitator; balances read on chain.
  */
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { PRICES, type PaidSandbox, type PaidServer, usePaidSandbox } from "../support/paid-server.ts";
 import { arrowResult, decodeHeader, encodePayment, newPayer, paymentRequired, queryUrl, type Payer } from "../support/paying.ts";
 import { callPaying, connectMcp, receiptOf } from "../mcp/support.ts";
@@ -14,9 +14,12 @@ import { callPaying, connectMcp, receiptOf } from "../mcp/support.ts";
 let sandbox: PaidSandbox;
 let server: PaidServer;
 
-usePaidSandbox((started, paid) => {
+usePaidSandbox((started) => {
   sandbox = started;
-  server = paid;
+});
+// One payment is presented again under every encoding: more times than the default max_replays.
+beforeAll(async () => {
+  server = await sandbox.serve({ limits: { max_replays: 20 } });
 });
 
 const FUNDS = 1_000_000n;

@@ -25,7 +25,7 @@ usePaidSandbox((started, paid) => {
 });
 
 const FUNDS = 1_000_000n;
-const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 50 AND 54";
+const FIXED_SQL = "SELECT id, name FROM flat_items WHERE id BETWEEN 50 AND 54 LIMIT 10";
 const PER_ROW_SQL = "SELECT id, name FROM items WHERE id BETWEEN 50 AND 54";
 const FREE_SQL = "SELECT * FROM kinds";
 const NO_STORE = "private, no-store";

@@ -28,14 +28,20 @@ test("a sort without a WHERE, stopped at query_timeout_ms, stops using the CPU",
   const res = await query(`SELECT id FROM unsorted ORDER BY k LIMIT 10 OFFSET ${ROWS - 100}`);
   expect(res.status).toBe(400);
   expect(await res.text()).toContain("longer than the 100 ms limit");
-  await Bun.sleep(100);
-  // Unguarded, the stopped worker would finish reading and sorting the table: ~0.5 s of CPU here.
+  // The replaced worker answers the next query: once it has, its start-up (which takes the CPU of a
+  // few hundred milliseconds on a loaded machine) is behind us.
+  // (Its first query can pass the 100 ms limit while it warms up on a loaded machine: asked again.)
+  let ok = await query("SELECT id FROM unsorted ORDER BY id DESC LIMIT 3 OFFSET 1");
+  for (let tries = 0; ok.status === 400 && tries < 20; tries++) {
+    await ok.arrayBuffer();
+    await Bun.sleep(100);
+    ok = await query("SELECT id FROM unsorted ORDER BY id DESC LIMIT 3 OFFSET 1");
+  }
+  expect(ok.status).toBe(200);
+  expect([...tableFromIPC(new Uint8Array(await ok.arrayBuffer())).getChild("id")!].map(Number)).toEqual([ROWS - 1, ROWS - 2, ROWS - 3]);
+  // Unguarded, the stopped worker would go on reading and sorting the table: ~0.5 s of CPU here.
   const before = process.cpuUsage();
   await Bun.sleep(600);
   const used = process.cpuUsage(before);
   expect((used.user + used.system) / 1e6).toBeLessThan(0.15);
-  // The replaced worker answers the next query.
-  const ok = await query("SELECT id FROM unsorted ORDER BY id DESC LIMIT 3 OFFSET 1");
-  expect(ok.status).toBe(200);
-  expect([...tableFromIPC(new Uint8Array(await ok.arrayBuffer())).getChild("id")!].map(Number)).toEqual([ROWS - 1, ROWS - 2, ROWS - 3]);
 }, 20_000);

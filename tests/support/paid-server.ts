@@ -75,7 +75,7 @@ export interface ServeOptions {
   /** Default: the sandbox's counting proxy. */
   facilitatorUrl?: string;
   facilitatorTimeoutMs?: number;
-  limits?: { max_rows?: number; query_timeout_ms?: number; send_timeout_ms?: number; mcp_max_rows?: number; mcp_max_bytes?: number; max_refused_payments_per_minute?: number };
+  limits?: { max_rows?: number; query_timeout_ms?: number; send_timeout_ms?: number; mcp_max_rows?: number; mcp_max_bytes?: number; max_refused_payments_per_minute?: number; max_replays?: number };
   tables?: unknown[];
   /** More keys of `server:` (metrics, log, shutdown_ms…); the bind stays 127.0.0.1:0. */
   server?: Record<string, unknown>;
