@@ -67,13 +67,13 @@ async function payment(accepted: any): Promise<string> {
     accepted,
     payload: { signature, authorization },
     // The resource the offers were quoted for (the only query these cases pay for).
-    resource: { url: `http://localhost:4021${q("SELECT id FROM items")}`, description: "", mimeType: "application/vnd.apache.arrow.stream" },
+    resource: { url: `http://localhost:4021${q("SELECT id FROM items LIMIT 100")}`, description: "", mimeType: "application/vnd.apache.arrow.stream" },
   };
   return btoa(JSON.stringify(payload));
 }
 
 async function fixedOffer(): Promise<unknown> {
-  const res = await get(q("SELECT id FROM items"));
+  const res = await get(q("SELECT id FROM items LIMIT 100"));
   return (await res.json()).accepts[0];
 }
 
@@ -105,20 +105,22 @@ const cases: [string, () => Promise<Response>, number, Shape, string][] = [
   ],
   // A long strftime() format rendered for every one of 300,000 rows: seconds of work, even on an idle machine.
   ["time limit", () => get(q(`SELECT id FROM big WHERE length(strftime('${"%Y-%m-%dT%H:%M:%f".repeat(100)}', id)) < 0`)), 400, "text", "1000 ms limit"],
-  ["undecodable payment header (query)", () => get(q("SELECT id FROM items"), { "payment-signature": "%%%" }), 400, "text", "PAYMENT-SIGNATURE"],
+  ["undecodable payment header (query)", () => get(q("SELECT id FROM items LIMIT 100"), { "payment-signature": "%%%" }), 400, "text", "PAYMENT-SIGNATURE"],
   // The SQL is validated before any payment logic: a bad query is named first.
   ["unknown column and an undecodable payment header", () => get(q("SELECT nope FROM items"), { "payment-signature": "%%%" }), 400, "text", "nope"],
   ["undecodable payment header (metadata)", () => get("/api/table/items", { "payment-signature": btoa("{not json") }), 400, "text", "PAYMENT-SIGNATURE"],
-  ["malformed payment payload", () => get(q("SELECT id FROM items"), { "payment-signature": btoa(JSON.stringify({ x402Version: 2 })) }), 400, "text", "PAYMENT-SIGNATURE"],
-  ["payment required (query)", () => get(q("SELECT id FROM items")), 402, "x402", "Payment required"],
+  ["malformed payment payload", () => get(q("SELECT id FROM items LIMIT 100"), { "payment-signature": btoa(JSON.stringify({ x402Version: 2 })) }), 400, "text", "PAYMENT-SIGNATURE"],
+  ["a query of a table sold per query without a LIMIT", () => get(q("SELECT id FROM items")), 400, "text", "need a LIMIT of at most 1000"],
+  ["a WHERE that can fail on a value, on a table sold per query", () => get(q("SELECT id FROM items WHERE abs(id) > 0 LIMIT 5")), 400, "text", "abs(CAST(id AS REAL))"],
+  ["payment required (query)", () => get(q("SELECT id FROM items LIMIT 100")), 402, "x402", "Payment required"],
   ["payment required (metadata)", () => get("/api/table/items"), 402, "x402", "Payment required"],
-  ["payment matching no offer", async () => get(q("SELECT id FROM items"), { "payment-signature": await payment({ scheme: "exact", network: "eip155:84532", amount: "1", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2" } }) }), 402, "x402", ""],
+  ["payment matching no offer", async () => get(q("SELECT id FROM items LIMIT 100"), { "payment-signature": await payment({ scheme: "exact", network: "eip155:84532", amount: "1", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2" } }) }), 402, "x402", ""],
   ["unknown table metadata", () => get("/api/table/nope"), 404, "json-error", "Table 'nope' not found"],
   ["table name that is not valid percent-encoding", () => get("/api/table/%ZZ"), 400, "text", "percent-encoding"],
   ["unknown path", () => get("/nope/deeper"), 404, "bare", ""],
   ["value that does not fit", () => get(q("SELECT * FROM broken")), 500, "text", "column 'n', rowid 2"],
   ["value that does not fit (small read)", () => get(q("SELECT * FROM broken LIMIT 5")), 500, "text", "column 'n', rowid 2"],
-  ["facilitator unreachable", async () => get(q("SELECT id FROM items"), { "payment-signature": await payment(await fixedOffer()) }), 500, "text", "facilitator"],
+  ["facilitator unreachable", async () => get(q("SELECT id FROM items LIMIT 100"), { "payment-signature": await payment(await fixedOffer()) }), 500, "text", "facilitator"],
   ["dashboards not generated", () => get("/"), 503, "text", "arrow402 dashboards"],
   ["dashboard folder before generation", () => get("/dex/"), 503, "text", "arrow402 dashboards"],
 ];
