@@ -46,16 +46,27 @@ function soldTables() {
   ];
 }
 
-const write = (sql: string) => {
+/**
+ * Writes to the data file. The server runs in this process: its small reads share a read transaction
+ * that a timer of this thread ends within 2 ms (db/inline.ts SNAPSHOT_MS), so a write waits here,
+ * off the thread, and tries again while the file is locked.
+ */
+async function write(sql: string): Promise<void> {
   const db = new Database(sandbox.databasePath, { readwrite: true });
   try {
-    // The server's readers hold shared locks for a moment (db/inline.ts SNAPSHOT_MS): wait for them.
-    db.run("PRAGMA busy_timeout = 5000");
-    db.run(sql);
+    for (let tries = 0; ; tries++) {
+      await Bun.sleep(10);
+      try {
+        db.run(sql);
+        return;
+      } catch (error) {
+        if (tries > 200 || (error as { code?: string }).code !== "SQLITE_BUSY") throw error;
+      }
+    }
   } finally {
     db.close();
   }
-};
+}
 const present = (url: string, signature: string, init: RequestInit = {}) =>
   fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), "PAYMENT-SIGNATURE": signature } });
 
@@ -72,7 +83,7 @@ describe("the same answer, or nothing", () => {
     const sql = "SELECT id, note FROM ticks WHERE id > 30 LIMIT 50";
     const { payer, body, signature } = await paid(sql);
     const balance = await sandbox.devnet.balanceOf(payer.address);
-    write("INSERT INTO ticks VALUES (41, 'inserted after the payment')");
+    await write("INSERT INTO ticks VALUES (41, 'inserted after the payment')");
     try {
       for (let i = 0; i < 2; i++) {
         const again = await present(queryUrl(server.url, sql), signature);
@@ -82,7 +93,7 @@ describe("the same answer, or nothing", () => {
         expect(text).not.toContain("inserted after the payment");
       }
     } finally {
-      write("DELETE FROM ticks WHERE id = 41");
+      await write("DELETE FROM ticks WHERE id = 41");
     }
     const recovered = await present(queryUrl(server.url, sql), signature);
     expect(recovered.status).toBe(200);
