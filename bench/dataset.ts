@@ -18,6 +18,8 @@ export const BENCH_OUT = join(import.meta.dir, "out");
 export const COLUMNS = "id, block, ts, address, amount, nonce";
 export const TABLE_SQL = `SELECT ${COLUMNS} FROM transfers`;
 export const WIDE_TABLE_SQL = `SELECT ${COLUMNS}, tx_hash FROM wide_transfers`;
+/** Text-heavy rows of another shape: ISO-8601 timestamp text, 42-character hex, REAL with one NULL in seven, INTEGER. */
+export const MIXED_TABLE_SQL = "SELECT at, address, amount, n FROM mixed_transfers";
 /** The `transfers` export filtered as a buyer might: the rows with an amount (90%). */
 export const FILTERED_TABLE_SQL = `${TABLE_SQL} WHERE amount >= 0`;
 /** Rows of `transfers_1k`. */
@@ -36,7 +38,7 @@ export const TRANSFER_COLUMNS: EncoderColumn[] = [
 ];
 
 export function datasetPath(rowCount: number): string {
-  return join(BENCH_OUT, `bench-v3-${rowCount}.sqlite`);
+  return join(BENCH_OUT, `bench-v4-${rowCount}.sqlite`);
 }
 
 /** The database's path, generating it first if it is not cached yet (about 20 s for 1M rows). */
@@ -53,7 +55,9 @@ export function ensureDataset(rowCount: number, path = datasetPath(rowCount)): s
   db.run(
     "CREATE TABLE wide_transfers (id INTEGER PRIMARY KEY, block INTEGER NOT NULL, ts TEXT NOT NULL, address TEXT NOT NULL, amount REAL, nonce INTEGER NOT NULL, tx_hash TEXT NOT NULL)",
   );
+  db.run("CREATE TABLE mixed_transfers (id INTEGER PRIMARY KEY, at TEXT NOT NULL, address TEXT NOT NULL, amount REAL, n INTEGER NOT NULL)");
   const insert = db.prepare("INSERT INTO transfers VALUES (?, ?, ?, ?, ?, ?)");
+  const insertMixed = db.prepare("INSERT INTO mixed_transfers VALUES (?, ?, ?, ?, ?)");
   const insertWide = db.prepare("INSERT INTO wide_transfers VALUES (?, ?, ?, ?, ?, ?, ?)");
   const random = mulberry32(42);
   db.transaction(() => {
@@ -65,6 +69,7 @@ export function ensureDataset(rowCount: number, path = datasetPath(rowCount)): s
       const row = [i, FIRST_BLOCK + Math.floor(i / ROWS_PER_BLOCK), ts, address, amount, Math.floor(random() * 2 ** 40)] as const;
       insert.run(...row);
       insertWide.run(...row, new Bun.CryptoHasher("sha256").update(`transfer ${i}`).digest("hex"));
+      insertMixed.run(i, new Date(1_700_000_000_000 + i * 1000).toISOString(), address, i % 7 === 0 ? null : i * 0.25, i * 3);
     }
   })();
   db.run("CREATE INDEX transfers_block ON transfers (block)");

@@ -19,8 +19,10 @@ export interface ExportTable {
   sql: string;
   /** Rows the query returns; default: the table's row count. */
   rows?: number;
-  /** Measured against the targets (default); otherwise listed only, without the memory samples. */
+  /** Measured against the targets (default); otherwise listed only. */
   target?: boolean;
+  /** Listed only, with the memory samples too. */
+  memory?: boolean;
 }
 
 /** Fresh servers whose first query's memory growth is measured, per table. */
@@ -73,8 +75,9 @@ export async function measureExport(
     Bun.gc(true);
     reads.push(await readArrow(url, { expectedRows }));
   }
-  if (table.target === false) return listedOnly(table, scans, reads, expectedRows);
+  if (table.target === false && table.memory !== true) return listedOnly(table, scans, reads, expectedRows, []);
   for (let run = 0; run < RSS_SAMPLES; run++) growth.push((await firstQueryGrowth(startServer, table.sql, rowCount)).growth);
+  if (table.target === false) return listedOnly(table, scans, reads, expectedRows, growth);
 
   const scan = median(scans);
   const total = median(reads.map((r) => r.totalMs));
@@ -102,10 +105,15 @@ export async function measureExport(
 }
 
 /** An export shape listed without a target: its end-to-end time against its own scan. */
-function listedOnly(table: ExportTable, scans: number[], reads: ArrowRead[], rows: number): SectionResult {
+function listedOnly(table: ExportTable, scans: number[], reads: ArrowRead[], rows: number, growth: number[]): SectionResult {
   const scan = median(scans);
   const total = median(reads.map((r) => r.totalMs));
   const name = table.label;
+  const payload = reads[0]!.bytes;
+  const memory =
+    growth.length === 0
+      ? []
+      : [{ item: "2", name: `${name}: server peak RSS growth / Arrow payload (median, fresh server each)`, value: `${mb(median(growth))} / ${mb(payload)} = ${(median(growth) / payload).toFixed(2)}× (runs ${runsOf(growth, mb)})` }];
   return {
     checks: [],
     details: [
@@ -113,6 +121,7 @@ function listedOnly(table: ExportTable, scans: number[], reads: ArrowRead[], row
       { item: "2", name: `${name}: export read + decoded / bun:sqlite scan (median)`, value: `${ms(total)} / ${ms(scan)} = ${(total / scan).toFixed(2)}×` },
       { item: "2", name: `${name}: end-to-end runs`, value: runsOf(reads.map((r) => r.totalMs), ms) },
       { item: "2", name: `${name}: bare scan runs`, value: runsOf(scans, ms) },
+      ...memory,
     ],
   };
 }

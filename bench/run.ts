@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freshDir, startArrow402, writeConfig } from "./arrow402.ts";
 import { measureCompression } from "./compression.ts";
-import { ensureDataset, FILTERED_TABLE_SQL, filteredRows, TABLE_SQL, WIDE_TABLE_SQL } from "./dataset.ts";
+import { ensureDataset, FILTERED_TABLE_SQL, filteredRows, MIXED_TABLE_SQL, TABLE_SQL, WIDE_TABLE_SQL } from "./dataset.ts";
 import { startDevnetProcess } from "./devnet.ts";
 import { measureExport } from "./exports.ts";
 import { describeMachine, loadAverage } from "./machine.ts";
@@ -64,7 +64,7 @@ if (only.has("small") || only.has("exports") || only.has("compression")) {
   const config = {
     database: { sqlite: dbPath },
     ledger: { path: join(dir, "ledger.sqlite") },
-    tables: [{ name: "transfers" }, { name: "transfers_1k" }, { name: "wide_transfers" }],
+    tables: [{ name: "transfers" }, { name: "transfers_1k" }, { name: "wide_transfers" }, { name: "mixed_transfers" }],
   };
   const startServer = () => startArrow402(writeConfig(dir, config));
   const server = await startServer();
@@ -77,6 +77,8 @@ if (only.has("small") || only.has("exports") || only.has("compression")) {
       for (const table of [
         { label: "transfers", sql: TABLE_SQL },
         { label: "wide_transfers", sql: WIDE_TABLE_SQL },
+        // Another shape of text-heavy rows, listed beside the targets.
+        { label: "mixed_transfers", sql: MIXED_TABLE_SQL, target: false, memory: true },
         // What a buyer filtering a bulk export sends: the same scan, 90% of the rows kept.
         { label: "transfers, filtered", sql: FILTERED_TABLE_SQL, rows: filteredRows(dbPath), target: false },
       ]) {
