@@ -92,6 +92,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const catalog = readTables(config);
   const services = await openServices(config, options);
   const { app, validator } = assemble(config, catalog, services, options);
+  await validator.ready;
   const close = async () => {
     validator.close();
     await services.close();
@@ -127,6 +128,10 @@ export async function startServer(config: Config, options: { workers?: number } 
     const catalog = readTables(config);
     services = await openServices(config, build, () => server.pendingRequests);
     served = assemble(listening(config), catalog, services, build);
+    // Until its validation workers can take texts the server answers 503 "Starting" (app-holder.ts):
+    // on a loaded machine their start-up takes seconds, which a first query would otherwise wait
+    // out and then be refused.
+    await served.validator.ready;
   } catch (error) {
     void server.stop(true);
     await services?.close();

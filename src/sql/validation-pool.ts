@@ -44,6 +44,8 @@ interface Slot {
   worker: BunWorker;
   /** The worker has loaded the parser and the tables. */
   ready: boolean;
+  /** One of the pool's first workers, not yet ready (`ValidationPool.ready`). */
+  first: boolean;
   job: Job | null;
   deadline?: ReturnType<typeof setTimeout>;
 }
@@ -52,6 +54,13 @@ const failed = () => new ServerError("SQL validation failed unexpectedly: retry 
 const stopped = () => new ServerError("SQL validation has stopped: the server is shutting down");
 
 export class ValidationPool {
+  /**
+   * Resolves once every first worker is ready (or has failed): a server answers queries only then,
+   * so its first queries do not wait out a loaded machine's worker start-up (seconds) and get 503.
+   */
+  readonly ready: Promise<void>;
+  private starting = 0;
+  private started: () => void = () => {};
   private readonly init: ToValidator;
   private readonly slots = new Set<Slot>();
   private readonly waiting: Job[] = [];
@@ -64,7 +73,15 @@ export class ValidationPool {
     private readonly options: PoolOptions,
   ) {
     this.init = { type: "init", tables, maxQueryBytes };
-    for (let i = 0; i < options.workers; i++) this.spawn();
+    this.ready = new Promise((resolve) => (this.started = resolve));
+    this.starting = options.workers;
+    for (let i = 0; i < options.workers; i++) this.spawn(true);
+    if (this.starting === 0) this.started();
+  }
+
+  /** A first worker is ready or gone. */
+  private firstDone(): void {
+    if (--this.starting === 0) this.started();
   }
 
   validate(sql: string): Promise<WorkerValidation> {
@@ -98,9 +115,9 @@ export class ValidationPool {
     return new ServerBusyError(`All ${this.options.workers} SQL validators stayed busy for ${this.options.maxWaitMs} ms: retry shortly`);
   }
 
-  private spawn(): void {
+  private spawn(first = false): void {
     const worker = new Worker(WORKER_URL) as BunWorker;
-    const slot: Slot = { worker, ready: false, job: null };
+    const slot: Slot = { worker, ready: false, job: null, first };
     worker.onmessage = (event: MessageEvent<FromValidator>) => this.onMessage(slot, event.data);
     worker.onerror = (event) => {
       event.preventDefault();
@@ -109,6 +126,10 @@ export class ValidationPool {
       // A worker that fails before it is ready would fail again: texts are turned away instead.
       if (slot.ready) this.replace(slot);
       else this.retire(slot);
+      if (slot.first) {
+        slot.first = false;
+        this.firstDone();
+      }
     };
     worker.postMessage(this.init);
     // An idle worker must not keep the process alive (a busy one is ref'd while it works).
@@ -119,6 +140,10 @@ export class ValidationPool {
   private onMessage(slot: Slot, message: FromValidator): void {
     if (message.type === "ready") {
       slot.ready = true;
+      if (slot.first) {
+        slot.first = false;
+        this.firstDone();
+      }
       return this.next(slot);
     }
     const job = slot.job;

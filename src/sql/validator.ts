@@ -26,6 +26,8 @@ export interface QueryValidator {
    * objects). Null when the tables or the query size limit differ: then a new validator is needed.
    */
   forCatalog(catalog: Catalog, limits: { maxQueryBytes: number }): QueryValidator | null;
+  /** Resolves once its workers can take texts (validation-pool.ts `ready`). */
+  readonly ready: Promise<void>;
   /** Closes this validator; the workers stop when the last validator sharing them is closed. */
   close(): void;
 }
@@ -89,6 +91,7 @@ function validatorOver(shared: SharedPool, catalog: Catalog): QueryValidator {
   };
 
   return {
+    ready: shared.pool.ready,
     async validate(sql) {
       const hit = cache.get(sql);
       if (hit !== undefined) return hit;

@@ -189,3 +189,17 @@ describe("bounded waiting", () => {
     expect(results.map((q) => q.limit)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 });
+
+describe("start-up", () => {
+  test("`ready` resolves once the workers can take texts: a text sent then never waits for a worker's start-up", async () => {
+    // A wait limit of 1 ms: before its workers are ready, a text would be turned away (503).
+    const validator = createQueryValidator(fixture.catalog, { maxQueryBytes: 16_384 }, { maxWaitMs: 1 });
+    try {
+      await validator.ready;
+      const queries = await Promise.all(["SELECT id FROM swaps", "SELECT pair FROM swaps"].map((sql) => validator.validate(sql)));
+      expect(queries.map((query) => query.table.name)).toEqual(["swaps", "swaps"]);
+    } finally {
+      validator.close();
+    }
+  });
+});
