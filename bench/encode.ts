@@ -14,7 +14,7 @@
  */
 import { Database } from "bun:sqlite";
 import { createStreamEncoder, DEFAULT_BATCH_SIZE, type Row } from "../src/arrow/encode.ts";
-import { BATCH_ROWS } from "../src/db/protocol.ts";
+import { BATCH_ROWS } from "../src/engines/sqlite/protocol.ts";
 import { ensureDataset, TABLE_SQL as sql, TRANSFER_COLUMNS as columns } from "./dataset.ts";
 
 const rowCount = Number(process.argv[2] ?? 1_000_000);

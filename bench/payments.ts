@@ -33,7 +33,7 @@ const MIN_FIXED_PAIRS = 60;
 /**
  * Bytes a purchase may read beyond its two passes: the schema pages, the request and facilitator
  * replies (rchar counts socket reads too), and the ~1 ms a count is tried on the HTTP thread
- * before it goes to a worker (src/db/inline.ts), which reads a few hundred KB.
+ * before it goes to a worker (src/engines/sqlite/inline.ts), which reads a few hundred KB.
  */
 const SLACK_BYTES = 1_000_000;
 
@@ -121,7 +121,7 @@ const spilledBytes = async (server: ChildServer) => {
 /**
  * One per_row purchase of `sql`: its price must be the row count, its body must hold those rows.
  * The paid result past its first 8 MiB waits for settlement in a spill file and is read back from
- * it (src/db/held-result.ts): those bytes are not a pass over the table, and are left out.
+ * it (src/results/held-result.ts): those bytes are not a pass over the table, and are left out.
  */
 async function purchase(server: ChildServer, payer: Payer, sql: string, rows: number, passBytes: number): Promise<Purchase> {
   const url = queryUrl(server.url, sql);

@@ -8,8 +8,8 @@
  */
 import { Elysia } from "elysia";
 import type { Config } from "./config/types.ts";
-import type { Catalog } from "./db/catalog.ts";
-import type { QueryExecutor } from "./db/execute.ts";
+import type { Catalog } from "./engines/sqlite/catalog.ts";
+import type { QueryExecutor } from "./results/executor.ts";
 import { errorResponse, MethodNotAllowedError } from "./errors.ts";
 import { operationsRoutes, type OperationsEndpoints } from "./ops/endpoints.ts";
 import type { RequestEvent } from "./ops/events.ts";

@@ -1,6 +1,6 @@
 /**
  * The catalog's shape: the published tables and views, their columns, declared types and
- * nullability, as read once at start-up (db/catalog.ts). SQL validation, Arrow encoding, the
+ * nullability, as read once at start-up (engines/sqlite/catalog.ts). SQL validation, Arrow encoding, the
  * routes and the dashboards all work from it; it depends on nothing but the config's types.
  */
 import type { ArrowKind } from "./arrow/types.ts";
@@ -14,7 +14,7 @@ export interface ColumnInfo {
   kind: ArrowKind;
   /**
    * The column is the table's rowid under another name: its values are the rowids, always
-   * integers. Read from SQLite by db/catalog.ts (the one place that decides it): `INTEGER PRIMARY
+   * integers. Read from SQLite by engines/sqlite/catalog.ts (the one place that decides it): `INTEGER PRIMARY
    * KEY` (ASC or none) or `PRIMARY KEY(x)` (ASC, DESC or none) on one column declared exactly
    * INTEGER, in a table with a rowid; not `INTEGER PRIMARY KEY DESC`, `INT PRIMARY KEY`, a
    * composite key, nor any column of a WITHOUT ROWID table.
@@ -36,7 +36,7 @@ export interface TableInfo {
   hasRowid: boolean;
   /**
    * A LIMIT n query with no WHERE and no ORDER BY reads at most n stored rows: true for tables, and
-   * for views that only pick columns of one table (sql/view-shape.ts).
+   * for views that only pick columns of one table (engines/sqlite/view-shape.ts).
    */
   limitBounded: boolean;
   config: TableConfig;

@@ -163,7 +163,7 @@ export class ServerBusyError extends Arrow402Error {
 
 /**
  * 503 with Retry-After: a paid result could not be held until its payment is settled (no room in
- * `limits.spill_budget_mb`, or its temporary file failed; db/held-result.ts). Before settlement
+ * `limits.spill_budget_mb`, or its temporary file failed; results/held-result.ts). Before settlement
  * nothing was charged; a settled payment presented again says so instead (payment/replays.ts).
  */
 export class ResultNotHeldError extends ServerBusyError {

@@ -9,8 +9,8 @@
  */
 import { createApp, type App } from "./app.ts";
 import type { Config } from "./config/types.ts";
-import { openReadOnly, readCatalog, type Catalog } from "./db/catalog.ts";
-import { QueryExecutor } from "./db/execute.ts";
+import { openReadOnly, readCatalog, type Catalog } from "./engines/sqlite/catalog.ts";
+import { QueryExecutor } from "./results/executor.ts";
 import { ConfigError } from "./errors.ts";
 import { idleSecondsAfter } from "./ops/keep-alive.ts";
 import { AppHolder } from "./ops/app-holder.ts";

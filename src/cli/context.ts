@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadConfigFile } from "../config/load.ts";
 import type { Config } from "../config/types.ts";
-import { openReadOnly, readCatalog, type Catalog } from "../db/catalog.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../engines/sqlite/catalog.ts";
 import { prepareDemo } from "../demo/config.ts";
 import { ConfigError } from "../errors.ts";
 

@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/types.ts";
 import { generateDashboards } from "../dashboards/generate.ts";
-import type { Catalog } from "../db/catalog.ts";
+import type { Catalog } from "../engines/sqlite/catalog.ts";
 
 export async function ensureDemoDashboards(config: Config, db: Database, catalog: Catalog): Promise<void> {
   if (!config.dashboards || existsSync(join(config.dashboards.root, "index.html"))) return;

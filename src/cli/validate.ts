@@ -5,7 +5,7 @@
  */
 import { Database } from "bun:sqlite";
 import { fitProblem } from "../arrow/encode.ts";
-import type { TableInfo } from "../db/catalog.ts";
+import type { TableInfo } from "../engines/sqlite/catalog.ts";
 import { ConfigError } from "../errors.ts";
 import { loadContext, openCatalog } from "./context.ts";
 

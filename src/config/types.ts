@@ -126,9 +126,9 @@ export interface Config {
     maxConcurrentPerClient: number;
     /** A response whose client reads nothing for this long is cut. */
     sendTimeoutMs: number;
-    /** Temporary files of waiting responses and held paid results stay within this many MiB (db/spill.ts). */
+    /** Temporary files of waiting responses and held paid results stay within this many MiB (results/spill.ts). */
     spillBudgetMb: number;
-    /** Complete answers waiting for their clients stay within this many MiB of memory (db/sent-body.ts). */
+    /** Complete answers waiting for their clients stay within this many MiB of memory (results/sent-body.ts). */
     unsentBudgetMb: number;
     /** A request body (POST /mcp) that has not all arrived after this long is refused (408). */
     receiveTimeoutMs: number;

@@ -5,7 +5,7 @@
  */
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { DashboardEntry } from "../config/types.ts";
-import type { TableInfo } from "../db/catalog.ts";
+import type { TableInfo } from "../engines/sqlite/catalog.ts";
 import type { DashboardPlan } from "./chart-plan.ts";
 import { renderFullDataPanel } from "./full-data.ts";
 import { escapeHtml, jsonForScript } from "./html.ts";

@@ -9,7 +9,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Config, DashboardEntry } from "../config/types.ts";
 import { ConfigError } from "../errors.ts";
-import type { Catalog } from "../db/catalog.ts";
+import type { Catalog } from "../engines/sqlite/catalog.ts";
 import { BROWSER_BUNDLE } from "./browser-bundle.ts";
 import { planCharts, type DashboardPlan } from "./chart-plan.ts";
 import { renderDashboardPage } from "./dashboard-page.ts";

@@ -8,7 +8,7 @@
 import type { Database } from "bun:sqlite";
 import { tableFromIPC, tableToIPC } from "apache-arrow";
 import { encodeRowsToIpc, ValueDoesNotFit } from "../arrow/encode.ts";
-import type { ColumnInfo, TableInfo } from "../db/catalog.ts";
+import type { ColumnInfo, TableInfo } from "../engines/sqlite/catalog.ts";
 import { ValueDoesNotFitError } from "../errors.ts";
 import { isTimeKind, timeSpanOf, type TimeSpan } from "./time-values.ts";
 

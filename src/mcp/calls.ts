@@ -9,7 +9,7 @@
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config } from "../config/types.ts";
 import { describeTablePrices } from "../dashboards/prices.ts";
-import type { Catalog, TableInfo } from "../db/catalog.ts";
+import type { Catalog, TableInfo } from "../engines/sqlite/catalog.ts";
 import { parsePaymentPayload, type ExactPaymentPayload } from "../payment/payload.ts";
 import type { VerifyBudget } from "../payment/work.ts";
 import { queriesArePaid } from "../payment/terms.ts";

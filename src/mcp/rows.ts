@@ -18,7 +18,7 @@
  * decimal's words.
  */
 import { DataType, RecordBatchReader, type Vector } from "apache-arrow";
-import type { QueryResult } from "../db/execute.ts";
+import type { QueryResult } from "../results/executor.ts";
 import type { JsonCell, RawJson } from "../formats/json-values.ts";
 import { isoDate, isoTimestamp } from "../formats/iso.ts";
 import { base64, floatText } from "../formats/text-values.ts";

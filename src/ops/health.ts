@@ -8,7 +8,7 @@
  * facilitator one request every few seconds and the HTTP thread almost nothing.
  */
 import { withDeadline } from "../deadline.ts";
-import { isBusy, openReadOnly } from "../db/catalog.ts";
+import { isBusy, openReadOnly } from "../engines/sqlite/catalog.ts";
 import type { FacilitatorClient } from "../payment/facilitator.ts";
 import type { PaymentStore } from "../payment/store.ts";
 

@@ -15,19 +15,19 @@ export interface MetricsSources {
   version: string;
   /** Requests whose handling or body has not finished. */
   inFlight?: () => number;
-  /** Whole-table exports read by two workers at once (db/execute.ts `stats`). */
+  /** Whole-table exports read by two workers at once (results/executor.ts `stats`). */
   splitScans?: () => number;
-  /** Query workers terminated and replaced (db/pool.ts `replace`). */
+  /** Query workers terminated and replaced (engines/sqlite/pool.ts `replace`). */
   workersRestarted?: () => number;
-  /** Split exports' helpers substituted by a fresh worker for a small query (db/pool.ts `substitute`). */
+  /** Split exports' helpers substituted by a fresh worker for a small query (engines/sqlite/pool.ts `substitute`). */
   helpersSubstituted?: () => number;
-  /** Bytes waiting in spill files (db/spill.ts): stalled readers' responses, held paid results. */
+  /** Bytes waiting in spill files (results/spill.ts): stalled readers' responses, held paid results. */
   spillBytes?: () => number;
   /** Bytes written to spill files since start. */
   spilledBytes?: () => number;
-  /** Bytes of complete answers not yet taken by their clients (db/sent-body.ts). */
+  /** Bytes of complete answers not yet taken by their clients (results/sent-body.ts). */
   unsentBytes?: () => number;
-  /** Queries answered from the result cache, and the bytes it holds (db/result-cache.ts). */
+  /** Queries answered from the result cache, and the bytes it holds (results/result-cache.ts). */
   resultCacheHits?: () => number;
   resultCacheBytes?: () => number;
 }

@@ -10,7 +10,7 @@
  * it through its tracker: a clone of a stream would keep reading it after the client has gone.
  */
 import type { RequestEvent } from "./events.ts";
-import { whenCut } from "../db/result-stream.ts";
+import { whenCut } from "../results/result-stream.ts";
 import { RequestFacts } from "./request-facts.ts";
 
 /** Paths in events are cut to this many characters: a hostile URL cannot make log lines huge. */

@@ -4,7 +4,7 @@
  * never log or count: they only note facts, here, through two seams the query route already has
  * (its query service and its body tracker).
  */
-import { rowsOfBody } from "../db/result-stream.ts";
+import { rowsOfBody } from "../results/result-stream.ts";
 import type { BodyTracker } from "../routes/client-limit.ts";
 import type { QueryService } from "../service/query-service.ts";
 

@@ -5,7 +5,7 @@
  * its worker or its spill file. Off (0) by default: behind a proxy every client shares the proxy's
  * address until `server.trust_proxy` names the header the proxy puts the client's address in.
  */
-import { whenCut } from "../db/result-stream.ts";
+import { whenCut } from "../results/result-stream.ts";
 import { TooManyRequestsError } from "../errors.ts";
 
 /**

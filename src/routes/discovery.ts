@@ -4,7 +4,7 @@
  */
 import { publicUrl } from "../config/public-url.ts";
 import type { Config } from "../config/types.ts";
-import type { Catalog } from "../db/catalog.ts";
+import type { Catalog } from "../engines/sqlite/catalog.ts";
 import { ARROW_STREAM } from "../service/query-service.ts";
 import { queriesArePaid } from "../payment/terms.ts";
 import { summaryPricing } from "../service/pricing-view.ts";

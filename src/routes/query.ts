@@ -28,7 +28,7 @@ const LARGEST_AMOUNT = 10n ** 30n;
 export interface QueryRouteDeps {
   config: Config;
   queries: QueryService;
-  /** How answers wait for their clients (db/sent-body.ts). */
+  /** How answers wait for their clients (results/sent-body.ts). */
   sending?: ResultResponseOptions["sending"];
 }
 

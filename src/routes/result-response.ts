@@ -5,8 +5,8 @@
  * headers a GET would, without the content: a streamed result is stopped at once rather than read
  * to the end for a length nobody receives (RFC 9110 §9.3.2 lets a HEAD omit Content-Length).
  */
-import type { QueryResult } from "../db/execute.ts";
-import { BUSY_MESSAGE, BUSY_RETRY_SECONDS, pulledBody, SMALL_ANSWER_BYTES, type UnsentBytes } from "../db/sent-body.ts";
+import type { QueryResult } from "../results/executor.ts";
+import { BUSY_MESSAGE, BUSY_RETRY_SECONDS, pulledBody, SMALL_ANSWER_BYTES, type UnsentBytes } from "../results/sent-body.ts";
 import { ServerBusyError } from "../errors.ts";
 import type { OutputFormat } from "../formats/registry.ts";
 import type { BodyTracker } from "./client-limit.ts";
@@ -24,7 +24,7 @@ export interface ResultResponseOptions {
   /** The request is a HEAD: headers only. */
   head?: boolean;
   /**
-   * How answers wait for their clients (db/sent-body.ts): a complete answer over SMALL_ANSWER_BYTES
+   * How answers wait for their clients (results/sent-body.ts): a complete answer over SMALL_ANSWER_BYTES
    * is sent as a body its client pulls, counted in `unsent` and cut after `sendTimeoutMs`.
    */
   sending?: { unsent: UnsentBytes; sendTimeoutMs: number };

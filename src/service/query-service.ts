@@ -11,7 +11,7 @@
  */
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config, PriceTag } from "../config/types.ts";
-import type { BufferedResult, QueryExecutor, QueryResult } from "../db/execute.ts";
+import type { BufferedResult, QueryExecutor, QueryResult } from "../results/executor.ts";
 import { BadRequestError, ClientGoneError, PaidQueryFailedError, TooManyRowsError, ValueDoesNotFitError } from "../errors.ts";
 import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
 import type { VerifyBudget } from "../payment/work.ts";

@@ -6,7 +6,7 @@
  */
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { Config } from "../config/types.ts";
-import type { Catalog, TableInfo } from "../db/catalog.ts";
+import type { Catalog, TableInfo } from "../engines/sqlite/catalog.ts";
 import { TableNotFoundError } from "../errors.ts";
 import type { PaymentCore, SettlementReceipt } from "../payment/core.ts";
 import { metadataExtensions } from "../payment/extensions.ts";

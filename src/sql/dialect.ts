@@ -22,7 +22,7 @@ import { readLimit } from "./limit.ts";
 import { foldCase, identifierName, resolveColumn, type Scope } from "./names.ts";
 import { checkOrderBy } from "./order.ts";
 import type { OutputColumn, ValidatedQuery } from "./validated.ts";
-import { guardUnfiltered, guardWhere } from "./guard.ts";
+import { guardUnfiltered, guardWhere } from "../engines/sqlite/guard.ts";
 import { parseSelect } from "./parse.ts";
 import { refuse, refuseKnownConstruct, shown, sourceOf } from "./refusals.ts";
 

@@ -10,7 +10,7 @@
  * Size is not the only cost: instr(), replace() and LIKE / GLOB compare their two strings at every
  * position, so one row's evaluation takes time in proportion to the product of their lengths
  * (instr() of a built megabyte and a 30 KB needle: seconds per row). Neither SQLite nor a
- * terminated worker can stop within a row (sql/guard.ts), so the sum of these products over the
+ * terminated worker can stop within a row (engines/sqlite/guard.ts), so the sum of these products over the
  * expression, `bytes + perValue × L + perValueSquared × L²`, is bounded too (LIMITS.maxRowWork…).
  */
 import type { FuncCall, Node } from "sql-parser-cst";
@@ -34,7 +34,7 @@ export interface RowWork extends Bound {
 }
 
 /**
- * What a WHERE may cost per row and still be tried on the HTTP thread (db/inline.ts): its budget's
+ * What a WHERE may cost per row and still be tried on the HTTP thread (engines/sqlite/inline.ts): its budget's
  * guard reads the clock every few dozen rows, so a row must take microseconds, not milliseconds.
  */
 const CHEAP_ROW = { work: 16_384, workPerValueByte: 256, workSquared: 1, builtBytes: 16_384, builtPerValue: 4 };

@@ -35,7 +35,7 @@ export function tableShapes(catalog: Catalog): TableShape[] {
   return catalog.tables.map(({ name, columns, hasRowid, limitBounded }) => ({ name, columns, hasRowid, limitBounded }));
 }
 
-/** A catalog over table shapes, looked up as db/catalog.ts does (ignoring ASCII case: identifiers.ts). */
+/** A catalog over table shapes, looked up as engines/sqlite/catalog.ts does (ignoring ASCII case: identifiers.ts). */
 export function shapeCatalog(shapes: TableShape[]): Catalog {
   const tables: TableInfo[] = shapes.map((shape) => ({ ...shape, config: { name: shape.name, description: "", columns: {}, priceTags: [] } }));
   const byName = new Map(tables.map((t) => [foldCase(t.name), t]));

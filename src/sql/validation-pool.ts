@@ -14,7 +14,7 @@ export interface WorkerValidation {
   statement: SelectStmt;
 }
 
-/** In the compiled executable the worker is an extra entrypoint (see `bun run build`), as in db/pool.ts. */
+/** In the compiled executable the worker is an extra entrypoint (see `bun run build`), as in engines/sqlite/pool.ts. */
 const WORKER_URL = import.meta.url.startsWith("file:///$bunfs/")
   ? "./sql/validation-worker.ts"
   : new URL("./validation-worker.ts", import.meta.url).href;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { openReadOnly, readCatalog } from "../../src/db/catalog.ts";
+import { openReadOnly, readCatalog } from "../../src/engines/sqlite/catalog.ts";
 import { evenPositions, takeSnapshot } from "../../src/dashboards/snapshot.ts";
 import { createMarketDatabase, tempDir } from "./support.ts";
 

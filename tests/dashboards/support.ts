@@ -8,7 +8,7 @@ import { tempDir as sharedTempDir } from "../support/fixtures.ts";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/types.ts";
-import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../src/engines/sqlite/catalog.ts";
 
 export const PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 export const PAIRS = ["ETH/USDC", "WBTC/USDC", "ARB/ETH", "OP/USDC"];

@@ -1,5 +1,5 @@
 /**
- * The catalog's reading of keys and names (db/catalog.ts, identifiers.ts), through a real listening
+ * The catalog's reading of keys and names (engines/sqlite/catalog.ts, identifiers.ts), through a real listening
  * server: a table keyed `INTEGER PRIMARY KEY DESC` (no rowid alias: its key holds any value, the
  * rowid is another column) exported by two workers in rowid ranges, with its key capped in the select
  * list like any text column, where `PRIMARY KEY(x DESC)` (an alias) is not; a WITHOUT ROWID table

@@ -1,6 +1,6 @@
 /**
  * The seller updates the data file while the server runs (a rollback-journal file, SQLite's
- * default). Small reads share a short read transaction (db/inline.ts): they must still see each
+ * default). Small reads share a short read transaction (engines/sqlite/inline.ts): they must still see each
  * committed change, and a read that meets a writer's lock waits for it on a worker instead of
  * failing or stalling the HTTP thread.
  */
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
-import { SNAPSHOT_MS } from "../../src/db/inline.ts";
+import { SNAPSHOT_MS } from "../../src/engines/sqlite/inline.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
 

@@ -1,6 +1,6 @@
 /**
  * Repeated queries are answered with the bytes of their earlier answer while the data is unchanged
- * (db/result-cache.ts), through a real server: every commit to the file is still seen (rollback
+ * (results/result-cache.ts), through a real server: every commit to the file is still seen (rollback
  * journal and WAL), results read by a worker are kept too, each format has its own bytes, and a
  * result over 64 KiB is read anew every time. Hits are read from `/metrics`.
  */
@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
-import { SNAPSHOT_MS } from "../../src/db/inline.ts";
-import { entryOverhead, RESULT_CACHE_BYTES, RESULT_CACHE_ENTRY_BYTES } from "../../src/db/result-cache.ts";
+import { SNAPSHOT_MS } from "../../src/engines/sqlite/inline.ts";
+import { entryOverhead, RESULT_CACHE_BYTES, RESULT_CACHE_ENTRY_BYTES } from "../../src/results/result-cache.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { scrape } from "../ops/support.ts";
 import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";

@@ -1,6 +1,6 @@
 /**
  * Exports that scan a whole table, filtered or not, read by two workers range by range
- * (db/striped.ts), against a real `arrow402 serve` process: the body holds the rows and order of
+ * (engines/sqlite/striped.ts), against a real `arrow402 serve` process: the body holds the rows and order of
  * one SQLite scan in Arrow and in CSV, `arrow402_split_scans_total` counts the split, a table
  * whose rowids leave ranges empty is exported to the end, and a small query during a costly export
  * gets a fresh worker while the export's second worker finishes its ranges.

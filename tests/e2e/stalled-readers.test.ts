@@ -104,7 +104,7 @@ test("eight stalled exports hold no worker a small query needs, keep memory boun
   bodies.forEach((raw, i) => expect(rowCount(FORMATS[i]!, dechunk(raw))).toBe(ROWS));
   // Held in memory for their readers, the eight results would add their whole size (~450 MB) and
   // more; waiting in spill files, each response holds at most the few batches sent ahead of its
-  // reader (db/protocol.ts MAX_IN_FLIGHT), whatever the result's size. What else is measured is
+  // reader (engines/sqlite/protocol.ts MAX_IN_FLIGHT), whatever the result's size. What else is measured is
   // spilled chunks the collector has not freed yet: 66–170 MB for 225 MB of results, up to ~200 MB
   // for these ~450 MB (24 GiB machine), hence results large enough to tell the two apart.
   const results = bodies.reduce((sum, raw) => sum + raw.byteLength, 0);

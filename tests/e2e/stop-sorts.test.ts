@@ -1,7 +1,7 @@
 /**
  * A query without a WHERE can still keep SQLite busy in one call: an ORDER BY that no index
  * serves reads and sorts every row before the first comes out, and OFFSET skips rows that never
- * come out. Past query_timeout_ms its worker must stop within a row (sql/guard.ts), not burn a
+ * come out. Past query_timeout_ms its worker must stop within a row (engines/sqlite/guard.ts), not burn a
  * core until the sort ends.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";

@@ -14,7 +14,7 @@ import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
 import { residentBytes, resetPeakRss, type ChildServer } from "../../bench/processes.ts";
-import { batchRowsFor } from "../../src/db/protocol.ts";
+import { batchRowsFor } from "../../src/engines/sqlite/protocol.ts";
 import { metricValue } from "../ops/support.ts";
 import { serveConfig } from "../support/spawned-server.ts";
 import { tempDir } from "../support/fixtures.ts";

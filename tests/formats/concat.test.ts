@@ -13,7 +13,7 @@ import { edgeFixture } from "./support.ts";
 const fixture = edgeFixture();
 const options = { rowKeys: fixture.rowKeys };
 
-/** Ranges of rows handed alternately to two workers, as db/striped.ts does; firstRowIndex 0 each. */
+/** Ranges of rows handed alternately to two workers, as engines/sqlite/striped.ts does; firstRowIndex 0 each. */
 function splitAcrossTwo(rows: Row[], rangeSize: number, formatIndex: number): Uint8Array {
   const format = FORMATS[formatIndex]!;
   const http = format.create(fixture.columns, options);

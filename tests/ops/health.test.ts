@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openReadOnly } from "../../src/db/catalog.ts";
+import { openReadOnly } from "../../src/engines/sqlite/catalog.ts";
 import type { OpsEvent } from "../../src/ops/events.ts";
 import { createReadiness } from "../../src/ops/health.ts";
 import { createFacilitatorClient } from "../../src/payment/facilitator.ts";

@@ -5,14 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { countSql, validateQuery } from "../../src/sql/dialect.ts";
-import { CONTINUE_FUNCTION } from "../../src/sql/guard.ts";
+import { CONTINUE_FUNCTION } from "../../src/engines/sqlite/guard.ts";
 import { makeFixture, type Fixture } from "./fixture.ts";
 import { mulberry32 as random } from "../support/random.ts";
 
 let fixture: Fixture;
 beforeAll(() => {
   fixture = makeFixture();
-  // As the query workers define it (db/worker.ts): the guarded WHERE calls it for every row.
+  // As the query workers define it (engines/sqlite/worker.ts): the guarded WHERE calls it for every row.
   fixture.db.function(CONTINUE_FUNCTION, { deterministic: false }, () => 1);
 });
 afterAll(() => fixture.close());
@@ -144,7 +144,7 @@ describe("accepted queries", () => {
     const direct = db.query(query).values();
     expect(db.query(validated.sql).values()).toEqual(direct);
     // What the workers run: the same rows, the WHERE guarded; without a WHERE, a guard added only
-    // to a query that sorts or skips rows (sql/guard.ts).
+    // to a query that sorts or skips rows (engines/sqlite/guard.ts).
     expect(db.query(validated.runSql).values()).toEqual(direct);
     if (/\bWHERE\b/i.test(query)) expect(validated.runSql).toContain(`${CONTINUE_FUNCTION}() AND (`);
     else if (/\b(ORDER BY|OFFSET)\b/i.test(query)) expect(validated.runSql).toContain(` WHERE ${CONTINUE_FUNCTION}()`);

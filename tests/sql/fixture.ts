@@ -7,7 +7,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../src/engines/sqlite/catalog.ts";
 import type { TableConfig } from "../../src/config/types.ts";
 
 const SCHEMA = `

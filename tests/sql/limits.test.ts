@@ -5,14 +5,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BadRequestError } from "../../src/errors.ts";
 import { countSql, validateQuery } from "../../src/sql/dialect.ts";
-import { CONTINUE_FUNCTION } from "../../src/sql/guard.ts";
-import { rowidSql } from "../../src/sql/rowid.ts";
+import { CONTINUE_FUNCTION } from "../../src/engines/sqlite/guard.ts";
+import { rowidSql } from "../../src/engines/sqlite/rowid.ts";
 import { makeFixture, type Fixture } from "./fixture.ts";
 
 let fixture: Fixture;
 beforeAll(() => {
   fixture = makeFixture();
-  // What the query workers define (db/worker.ts); countSql is built on the guarded text.
+  // What the query workers define (engines/sqlite/worker.ts); countSql is built on the guarded text.
   fixture.db.function(CONTINUE_FUNCTION, { deterministic: false }, () => 1);
 });
 afterAll(() => fixture.close());

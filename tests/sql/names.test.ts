@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/config/load.ts";
-import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../src/engines/sqlite/catalog.ts";
 import { BadRequestError } from "../../src/errors.ts";
 import { validateQuery } from "../../src/sql/dialect.ts";
 import { createQueryValidator, type QueryValidator } from "../../src/sql/validator.ts";

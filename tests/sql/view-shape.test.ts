@@ -1,6 +1,6 @@
-/** Which views only pick columns of one table (src/sql/view-shape.ts): a table of shapes. */
+/** Which views only pick columns of one table (src/engines/sqlite/view-shape.ts): a table of shapes. */
 import { describe, expect, test } from "bun:test";
-import { projectedTable } from "../../src/sql/view-shape.ts";
+import { projectedTable } from "../../src/engines/sqlite/view-shape.ts";
 
 describe("projectedTable", () => {
   test.each([

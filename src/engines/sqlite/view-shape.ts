@@ -1,11 +1,11 @@
 /**
  * Whether a view only picks columns of one table — `SELECT columns FROM table`, nothing else — so
- * that reading n of its rows reads n rows of the table, as for the table itself (db/inline.ts).
+ * that reading n of its rows reads n rows of the table, as for the table itself (engines/sqlite/inline.ts).
  * Anything more (a filter, a join, grouping, DISTINCT, ORDER BY, LIMIT, expressions, WITH, UNION)
  * can make one row cost a pass over the table, and the view is read like any other query.
  */
 import { parse, type Node } from "sql-parser-cst";
-import { identifierName } from "./names.ts";
+import { identifierName } from "../../sql/names.ts";
 
 /** Select items that only name a column. */
 const COLUMN_ITEMS = new Set(["identifier", "member_expr", "all_columns"]);

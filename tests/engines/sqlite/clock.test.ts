@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
-import { QueryExecutor } from "../../src/db/execute.ts";
-import { resolveConfig } from "../../src/config/load.ts";
-import { validateQuery } from "../../src/sql/dialect.ts";
-import { tempDir } from "../support/fixtures.ts";
-import { sqliteValues } from "../support/sqlite-direct.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
+import { QueryExecutor } from "../../../src/results/executor.ts";
+import { resolveConfig } from "../../../src/config/load.ts";
+import { validateQuery } from "../../../src/sql/dialect.ts";
+import { tempDir } from "../../support/fixtures.ts";
+import { sqliteValues } from "../../support/sqlite-direct.ts";
 
 let executor: QueryExecutor;
 let catalog: Catalog;

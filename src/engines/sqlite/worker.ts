@@ -1,17 +1,17 @@
 /**
  * A query worker: owns one read-only SQLite connection and runs one job at a time, encoding
  * rows to Arrow IPC batches as they are read. bun:sqlite cannot interrupt a running query,
- * so the time limit is enforced by the HTTP thread terminating this worker (db/execute.ts). A job
+ * so the time limit is enforced by the HTTP thread terminating this worker (results/executor.ts). A job
  * whose client went away is stopped without that (`stop`, pool.ts `recall`): the shared stop flag
  * ends a guarded WHERE within a row and any other read at its next batch.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { AmbiguousNumber, ValueDoesNotFit, type Row } from "../arrow/encode.ts";
-import type { FormatEncoder } from "../formats/encoder.ts";
-import { formatNamed } from "../formats/registry.ts";
-import { CONTINUE_FUNCTION } from "../sql/guard.ts";
+import { AmbiguousNumber, ValueDoesNotFit, type Row } from "../../arrow/encode.ts";
+import type { FormatEncoder } from "../../formats/encoder.ts";
+import { formatNamed } from "../../formats/registry.ts";
+import { CONTINUE_FUNCTION } from "./guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
-import { TooManyRowsError } from "../errors.ts";
+import { TooManyRowsError } from "../../errors.ts";
 import { sqliteErrorReply } from "./sqlite-errors.ts";
 import { BATCH_MAX_BYTES, bytesOfValues, MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
 
@@ -23,12 +23,12 @@ let inFlight = 0;
 let currentJob = 0;
 let wake: (() => void) | null = null;
 let rowidSqlArrived: ((sql: string | null) => void) | null = null;
-/** Set by the HTTP thread to abandon the running statement (sql/guard.ts) or job (`stop`). */
+/** Set by the HTTP thread to abandon the running statement (engines/sqlite/guard.ts) or job (`stop`). */
 let stopFlag: Int32Array<ArrayBufferLike> = new Int32Array(1);
 /** The running query, or the ranges queued one after another, which a `stop` waits for before answering. */
 let running: Promise<void> = Promise.resolve();
 
-/** This worker's part of a scan split by rowid ranges (see db/striped.ts), while it runs. */
+/** This worker's part of a scan split by rowid ranges (see engines/sqlite/striped.ts), while it runs. */
 interface Stripe {
   job: StripeJob;
   statement: Statement;
@@ -63,7 +63,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     busyTimeoutMs = msg.busyTimeoutMs;
     db = openReadOnly(msg.path, { safeIntegers: true, busyTimeoutMs });
     const stop = (stopFlag = new Int32Array(msg.stop));
-    // Evaluated first for every row the WHERE looks at (sql/guard.ts): once told to stop, the
+    // Evaluated first for every row the WHERE looks at (engines/sqlite/guard.ts): once told to stop, the
     // statement is abandoned within a row and this thread can end or take the next job.
     db.function(CONTINUE_FUNCTION, { deterministic: false }, () => {
       if (Atomics.load(stop, 0) !== 0) throw new Error("stopped");

@@ -1,9 +1,9 @@
 /**
- * Messages between the HTTP thread (db/execute.ts) and a query worker (db/worker.ts).
+ * Messages between the HTTP thread (results/executor.ts) and a query worker (engines/sqlite/worker.ts).
  * Arrow bytes travel as transferred ArrayBuffers: moved, not copied.
  */
-import type { EncoderColumn } from "../arrow/encode.ts";
-import type { ValidatedQuery } from "../sql/dialect.ts";
+import type { EncoderColumn } from "../../arrow/encode.ts";
+import type { ValidatedQuery } from "../../sql/dialect.ts";
 
 /** The Arrow columns of a query's result, as the encoder takes them. */
 /**
@@ -102,7 +102,7 @@ export interface CountJob {
 }
 
 /**
- * One worker's part of a scan split by rowid ranges (db/striped.ts): it opens a read transaction,
+ * One worker's part of a scan split by rowid ranges (engines/sqlite/striped.ts): it opens a read transaction,
  * reads the table's rowid bounds, then answers `range` messages until `stripe-end`.
  */
 export interface StripeJob {
@@ -121,7 +121,7 @@ export interface StripeJob {
 }
 
 export type ToWorker =
-  /** `stop`: an Int32Array's SharedArrayBuffer; non-zero means "abandon the running statement" (sql/guard.ts). */
+  /** `stop`: an Int32Array's SharedArrayBuffer; non-zero means "abandon the running statement" (engines/sqlite/guard.ts). */
   | { type: "open"; path: string; busyTimeoutMs: number; stop: SharedArrayBuffer }
   | RunJob
   | CountJob

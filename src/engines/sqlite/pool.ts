@@ -6,9 +6,9 @@
  * Two lanes (ARCHITECTURE.md §11 "Hostile clients"): bulk work (full scans without a small LIMIT, see
  * lanes.ts) may hold at most all workers but one, so interactive queries always find one free
  * soon, however many exports are running or waiting. A bulk scan may borrow that last worker as a
- * helper (db/striped.ts), and gives it back between two ranges as soon as an interactive query waits.
+ * helper (engines/sqlite/striped.ts), and gives it back between two ranges as soon as an interactive query waits.
  */
-import { ServerBusyError } from "../errors.ts";
+import { ServerBusyError } from "../../errors.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
 /**
@@ -16,7 +16,7 @@ import type { FromWorker, ToWorker } from "./protocol.ts";
  * under the entrypoints' common root (src/), and the bundle's import.meta.url is the executable.
  */
 const WORKER_URL = import.meta.url.startsWith("file:///$bunfs/")
-  ? "./db/worker.ts"
+  ? "./engines/sqlite/worker.ts"
   : new URL("./worker.ts", import.meta.url).href;
 
 export type Lane = "interactive" | "bulk";
@@ -29,7 +29,7 @@ export interface WorkerSlot {
   use: Lane | "helper" | null;
   /** For a lent helper: asks its borrower to give it back. */
   reclaim: (() => void) | null;
-  /** Set to 1 to make the worker abandon its statement within a row (sql/guard.ts). */
+  /** Set to 1 to make the worker abandon its statement within a row (engines/sqlite/guard.ts). */
   stop: Int32Array;
   /** A fresh worker took its place (`substitute`): it leaves the pool once its borrower lets it go. */
   retiring: boolean;
@@ -138,7 +138,7 @@ export class WorkerPool {
 
   /**
    * A fresh worker for the waiting queries in the place of a lent helper that is not back in time
-   * (db/striped.ts `substituteHelper`): the helper finishes the ranges it holds, which its scan
+   * (engines/sqlite/striped.ts `substituteHelper`): the helper finishes the ranges it holds, which its scan
    * needs anyway, and leaves the pool when it is released, so the pool is larger by one worker per
    * substituted helper, only meanwhile (at most `bulkLimit`: each bulk scan lends one). Nothing it
    * read is read again, and the scan keeps its order without waiting for it.

@@ -1,14 +1,14 @@
 /**
- * Held paid results (db/held-result.ts): the first bytes stay in memory, the rest go to a spill
+ * Held paid results (results/held-result.ts): the first bytes stay in memory, the rest go to a spill
  * file, and a chunk the spill budget has no room for is refused (the purchase is then refused);
  * read back, the result is the bytes in the order they came. Released, it frees its share of the
  * budget.
  */
 import { expect, test } from "bun:test";
-import { HeldResult } from "../../src/db/held-result.ts";
-import { UnsentBytes } from "../../src/db/sent-body.ts";
-import { rowsOfBody } from "../../src/db/result-stream.ts";
-import { SpillBudget, SpillFile } from "../../src/db/spill.ts";
+import { HeldResult } from "../../src/results/held-result.ts";
+import { UnsentBytes } from "../../src/results/sent-body.ts";
+import { rowsOfBody } from "../../src/results/result-stream.ts";
+import { SpillBudget, SpillFile } from "../../src/results/spill.ts";
 
 const chunk = (n: number) => new Uint8Array(1_000).fill(n);
 const sending = (budget: SpillBudget) => ({ stallMs: 250, sendTimeoutMs: 60_000, budget, unsent: new UnsentBytes(1 << 30) });

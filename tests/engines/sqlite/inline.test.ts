@@ -1,16 +1,16 @@
 /**
- * Inline reads (src/db/inline.ts): only provably small queries run on the HTTP thread, and they
+ * Inline reads (src/engines/sqlite/inline.ts): only provably small queries run on the HTTP thread, and they
  * give exactly what SQLite holds; a value that does not fit sends the query back to the workers.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
-import { INLINE_MAX_BYTES, InlineReader } from "../../src/db/inline.ts";
-import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
-import { validateQuery, type ValidatedQuery } from "../../src/sql/dialect.ts";
-import { createTypesDatabase, tempDir, typesConfig } from "../support/fixtures.ts";
-import { sqliteValues } from "../support/sqlite-direct.ts";
+import { INLINE_MAX_BYTES, InlineReader } from "../../../src/engines/sqlite/inline.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
+import { validateQuery, type ValidatedQuery } from "../../../src/sql/dialect.ts";
+import { createTypesDatabase, tempDir, typesConfig } from "../../support/fixtures.ts";
+import { sqliteValues } from "../../support/sqlite-direct.ts";
 
 let reader: InlineReader;
 let validate: (sql: string) => ValidatedQuery;

@@ -1,5 +1,5 @@
 /**
- * The worker pool (db/pool.ts): a worker lent to help a bulk scan goes to a waiting interactive
+ * The worker pool (engines/sqlite/pool.ts): a worker lent to help a bulk scan goes to a waiting interactive
  * query as soon as the borrower gives it back, even when it does so at once; a worker whose job is
  * no longer wanted is taken back without a restart when it stops in time, and replaced when not; a
  * helper not back in time is substituted by a fresh worker and leaves the pool once let go.
@@ -7,9 +7,9 @@
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { RECALL_MS, WorkerPool, type WorkerSlot } from "../../src/db/pool.ts";
-import type { FromWorker, RunJob } from "../../src/db/protocol.ts";
-import { tempDir } from "../support/fixtures.ts";
+import { RECALL_MS, WorkerPool, type WorkerSlot } from "../../../src/engines/sqlite/pool.ts";
+import type { FromWorker, RunJob } from "../../../src/engines/sqlite/protocol.ts";
+import { tempDir } from "../../support/fixtures.ts";
 
 let pool: WorkerPool | null = null;
 afterEach(() => pool?.close());

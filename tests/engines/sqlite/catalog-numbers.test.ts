@@ -6,10 +6,10 @@
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { resolveConfig } from "../../src/config/load.ts";
-import { openReadOnly, readCatalog } from "../../src/db/catalog.ts";
-import { validateQuery } from "../../src/sql/dialect.ts";
-import { tempDir } from "../support/fixtures.ts";
+import { resolveConfig } from "../../../src/config/load.ts";
+import { openReadOnly, readCatalog } from "../../../src/engines/sqlite/catalog.ts";
+import { validateQuery } from "../../../src/sql/dialect.ts";
+import { tempDir } from "../../support/fixtures.ts";
 
 test("the rowid alias and a STRICT table's INT, INTEGER and REAL columns hold only numbers; nothing else does", () => {
   const dir = tempDir();

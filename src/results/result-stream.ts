@@ -7,7 +7,7 @@
  */
 import { BadRequestError, ServerError, TooManyRowsError, ValueDoesNotFitError } from "../errors.ts";
 import { NOT_YET, OutgoingQueue, type SendingOptions } from "./outgoing.ts";
-import { FIRST_RESPONSE_BYTES, FIRST_RESPONSE_ROWS, type FromWorker } from "./protocol.ts";
+import { FIRST_RESPONSE_BYTES, FIRST_RESPONSE_ROWS, type FromWorker } from "../engines/sqlite/protocol.ts";
 
 /**
  * A result whose end had arrived before the response started (small results) is `complete`: sent

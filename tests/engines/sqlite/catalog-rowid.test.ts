@@ -1,5 +1,5 @@
 /**
- * The rowid alias and whether a table has a rowid, as the catalog reads them from SQLite (db/catalog.ts
+ * The rowid alias and whether a table has a rowid, as the catalog reads them from SQLite (engines/sqlite/catalog.ts
  * `tableForm`), for every way of declaring a key that lang_createtable.html#rowid distinguishes:
  * `INTEGER PRIMARY KEY DESC` is no alias, while `PRIMARY KEY(x DESC)` is. Each verdict is checked
  * against SQLite's own behaviour on the same table (an alias takes no text: "datatype mismatch"),
@@ -8,10 +8,10 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { resolveConfig } from "../../src/config/load.ts";
-import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
-import { validateQuery } from "../../src/sql/dialect.ts";
-import { tempDir } from "../support/fixtures.ts";
+import { resolveConfig } from "../../../src/config/load.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
+import { validateQuery } from "../../../src/sql/dialect.ts";
+import { tempDir } from "../../support/fixtures.ts";
 
 /** [table, columns and constraints of CREATE TABLE (and what follows its parenthesis), the alias, has a rowid]. */
 const FORMS: [string, string, string | null, boolean][] = [

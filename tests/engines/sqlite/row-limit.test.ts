@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
-import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
-import { QueryExecutor } from "../../src/db/execute.ts";
-import { validateQuery } from "../../src/sql/dialect.ts";
-import { tempDir } from "../support/fixtures.ts";
-import { resolveConfig } from "../../src/config/load.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
+import { QueryExecutor } from "../../../src/results/executor.ts";
+import { validateQuery } from "../../../src/sql/dialect.ts";
+import { tempDir } from "../../support/fixtures.ts";
+import { resolveConfig } from "../../../src/config/load.ts";
 
 const MAX_ROWS = 100;
 let executor: QueryExecutor;

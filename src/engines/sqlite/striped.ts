@@ -2,7 +2,7 @@
  * A scan of a whole table split across two workers. `SELECT columns FROM table [WHERE …]`, with no
  * ORDER BY or LIMIT, that SQLite answers by scanning the table in rowid order (no index), is read
  * range by range: rowids [min, min + R − 1], [min + R, min + 2R − 1], … up to max go to the
- * workers as they free up, each range read with the query's own WHERE (sql/rowid.ts), and the
+ * workers as they free up, each range read with the query's own WHERE (engines/sqlite/rowid.ts), and the
  * batches go to the response in range order, so the stream holds the rows a single scan returns,
  * in its order. A WHERE reads every row either way; it only makes some ranges small or empty.
  *
@@ -12,14 +12,14 @@
  * joining worker does not wait for a writer: a writer waiting for the first worker's lock blocks
  * new readers, and would hold the second worker until the end of the very scan it should help.
  */
-import type { FormatEncoder } from "../formats/encoder.ts";
-import type { OutputFormat } from "../formats/registry.ts";
-import type { ValidatedQuery } from "../sql/dialect.ts";
+import type { FormatEncoder } from "../../formats/encoder.ts";
+import type { OutputFormat } from "../../formats/registry.ts";
+import type { ValidatedQuery } from "../../sql/dialect.ts";
 import type { WorkerPool, WorkerSlot } from "./pool.ts";
 import { encoderColumns, type FromWorker, type StripeJob, type ToWorker } from "./protocol.ts";
 import { KeptParts, type Part } from "./kept-parts.ts";
-import type { SendingOptions } from "./outgoing.ts";
-import { ResultStream, workerError, type QueryResult } from "./result-stream.ts";
+import type { SendingOptions } from "../../results/outgoing.ts";
+import { ResultStream, workerError, type QueryResult } from "../../results/result-stream.ts";
 import { RANGE_ROWIDS, type StripePlan } from "./stripe-plan.ts";
 import { TimeBudget, timeLimitError } from "./time-budget.ts";
 

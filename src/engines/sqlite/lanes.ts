@@ -7,8 +7,8 @@
  * or stall. Decided once per validated query, from SQLite's own query plan.
  */
 import type { Database } from "bun:sqlite";
-import type { ValidatedQuery } from "../sql/dialect.ts";
-import { rowidSpanSql } from "../sql/rowid.ts";
+import type { ValidatedQuery } from "../../sql/dialect.ts";
+import { rowidSpanSql } from "./rowid.ts";
 import { valuesOnce } from "./catalog.ts";
 import type { Lane } from "./pool.ts";
 

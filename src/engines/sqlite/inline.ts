@@ -5,7 +5,7 @@
  *   WHERE and no ORDER BY makes SQLite read at most LIMIT + OFFSET rows and stop, with no expression
  *   evaluated per row: its cost is bounded whatever the data (`eligible`).
  * - Small in fact: a query with a WHERE is tried here under a time budget. Its WHERE is guarded
- *   (sql/guard.ts): the guard function, called for every row SQLite looks at, aborts the statement
+ *   (engines/sqlite/guard.ts): the guard function, called for every row SQLite looks at, aborts the statement
  *   once INLINE_BUDGET_MS have passed, and the query goes to a worker (a query that usually overruns
  *   is no longer tried here).
  *   A rowid range, an indexed lookup or a filter that finds its LIMIT early answers here; a scan
@@ -26,15 +26,15 @@
  * waits for a writer: when the file is locked, the read goes to a worker, which does.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { createStreamEncoder, ValueDoesNotFit, type StreamEncoder } from "../arrow/encode.ts";
-import { encodeAll } from "../formats/encoder.ts";
-import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
-import { countSql, type ValidatedQuery } from "../sql/dialect.ts";
-import { BadRequestError, ServerError, TooManyRowsError } from "../errors.ts";
-import { CONTINUE_FUNCTION } from "../sql/guard.ts";
+import { createStreamEncoder, ValueDoesNotFit, type StreamEncoder } from "../../arrow/encode.ts";
+import { encodeAll } from "../../formats/encoder.ts";
+import { DEFAULT_FORMAT, type OutputFormat } from "../../formats/registry.ts";
+import { countSql, type ValidatedQuery } from "../../sql/dialect.ts";
+import { BadRequestError, ServerError, TooManyRowsError } from "../../errors.ts";
+import { CONTINUE_FUNCTION } from "./guard.ts";
 import { isBusy, openReadOnly } from "./catalog.ts";
 import { bytesOfValues, encoderColumns } from "./protocol.ts";
-import { LruCache } from "../sql/cache.ts";
+import { LruCache } from "../../sql/cache.ts";
 import { sqliteErrorReply } from "./sqlite-errors.ts";
 
 /** The most rows an inline read may touch (LIMIT + OFFSET). */

@@ -6,7 +6,7 @@
  *
  * So the WHERE expression the workers run is `arrow402_continue() AND (<validated expression>)`:
  * fixed text around the validated expression's own text, evaluated first for every row SQLite
- * looks at (an index still narrows the rows looked at). The worker defines the function (db/worker.ts):
+ * looks at (an index still narrows the rows looked at). The worker defines the function (engines/sqlite/worker.ts):
  * it returns 1, or throws once the worker has been told to stop, which aborts the statement within
  * one row's work.
  *

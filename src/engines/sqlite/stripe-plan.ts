@@ -4,8 +4,8 @@
  * with few enough columns, and rows narrow enough by a sample of their width.
  */
 import type { Database } from "bun:sqlite";
-import type { ValidatedQuery } from "../sql/dialect.ts";
-import { rowidBoundsSql, rowidRangeSql, rowWidthSql } from "../sql/rowid.ts";
+import type { ValidatedQuery } from "../../sql/dialect.ts";
+import { rowidBoundsSql, rowidRangeSql, rowWidthSql } from "./rowid.ts";
 import { valuesOnce } from "./catalog.ts";
 import { BATCH_MAX_CELLS } from "./protocol.ts";
 
@@ -25,7 +25,7 @@ const WIDTH_SAMPLES = 16;
 export interface StripePlan {
   boundsSql: string;
   rangeSql: string;
-  /** A row's bytes of text and blobs at or after a rowid (sql/rowid.ts `rowWidthSql`); null: none read. */
+  /** A row's bytes of text and blobs at or after a rowid (engines/sqlite/rowid.ts `rowWidthSql`); null: none read. */
   widthSql: string | null;
   rangeWithRowid: () => string | null;
 }

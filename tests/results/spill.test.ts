@@ -1,10 +1,10 @@
 /**
- * Spill files (db/spill.ts): bytes are written off the HTTP thread, in order, and become readable
+ * Spill files (results/spill.ts): bytes are written off the HTTP thread, in order, and become readable
  * (and release their producer) only once on file; closing frees the budget at once, whatever is
  * still being written.
  */
 import { expect, test } from "bun:test";
-import { SpillBudget, SpillFile } from "../../src/db/spill.ts";
+import { SpillBudget, SpillFile } from "../../src/results/spill.ts";
 
 const bytes = (length: number, fill: number) => new Uint8Array(length).fill(fill);
 

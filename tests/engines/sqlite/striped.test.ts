@@ -1,5 +1,5 @@
 /**
- * Scans of a whole table, filtered or not, read by two workers range by range (db/striped.ts)
+ * Scans of a whole table, filtered or not, read by two workers range by range (engines/sqlite/striped.ts)
  * return exactly what one SQLite scan returns, rows and order; the queries that must not be split
  * are not; failures, limits and a client going away behave as on one worker.
  */
@@ -8,15 +8,15 @@ import { Database } from "bun:sqlite";
 import { tableFromIPC, type Table } from "apache-arrow";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveConfig } from "../../src/config/load.ts";
-import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
-import { QueryExecutor, type QueryResult } from "../../src/db/execute.ts";
-import { BATCH_MAX_BYTES, MAX_IN_FLIGHT } from "../../src/db/protocol.ts";
-import { RANGE_ROWIDS } from "../../src/db/stripe-plan.ts";
-import { formatNamed } from "../../src/formats/registry.ts";
-import { validateQuery } from "../../src/sql/dialect.ts";
-import { tempDir } from "../support/fixtures.ts";
-import { sqliteValues } from "../support/sqlite-direct.ts";
+import { resolveConfig } from "../../../src/config/load.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
+import { QueryExecutor, type QueryResult } from "../../../src/results/executor.ts";
+import { BATCH_MAX_BYTES, MAX_IN_FLIGHT } from "../../../src/engines/sqlite/protocol.ts";
+import { RANGE_ROWIDS } from "../../../src/engines/sqlite/stripe-plan.ts";
+import { formatNamed } from "../../../src/formats/registry.ts";
+import { validateQuery } from "../../../src/sql/dialect.ts";
+import { tempDir } from "../../support/fixtures.ts";
+import { sqliteValues } from "../../support/sqlite-direct.ts";
 
 const MAX_ROWS = 500_000;
 let path: string;

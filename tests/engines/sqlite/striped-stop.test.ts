@@ -1,5 +1,5 @@
 /**
- * A split scan's helper asked back for an interactive query and not back in time (db/striped.ts
+ * A split scan's helper asked back for an interactive query and not back in time (engines/sqlite/striped.ts
  * `substituteHelper`): a fresh worker serves the interactive query, and the helper finishes the
  * ranges it holds, then leaves the pool. The export stays whole and in order even when the other
  * worker then reads a range of wide rows, sent in parts, ahead of the helper's ranges; nothing is
@@ -19,14 +19,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
-import { resolveConfig } from "../../src/config/load.ts";
-import { openReadOnly, readCatalog, type Catalog } from "../../src/db/catalog.ts";
-import { QueryExecutor, type QueryResult } from "../../src/db/execute.ts";
-import { BATCH_MAX_BYTES } from "../../src/db/protocol.ts";
-import { RANGE_ROWIDS } from "../../src/db/stripe-plan.ts";
-import { validateQuery } from "../../src/sql/dialect.ts";
-import { tempDir } from "../support/fixtures.ts";
-import { sqliteValues } from "../support/sqlite-direct.ts";
+import { resolveConfig } from "../../../src/config/load.ts";
+import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
+import { QueryExecutor, type QueryResult } from "../../../src/results/executor.ts";
+import { BATCH_MAX_BYTES } from "../../../src/engines/sqlite/protocol.ts";
+import { RANGE_ROWIDS } from "../../../src/engines/sqlite/stripe-plan.ts";
+import { validateQuery } from "../../../src/sql/dialect.ts";
+import { tempDir } from "../../support/fixtures.ts";
+import { sqliteValues } from "../../support/sqlite-direct.ts";
 
 const ROWS = 10 * RANGE_ROWIDS;
 const WORKERS = 2;

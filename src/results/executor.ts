@@ -4,27 +4,27 @@
  * arrived, so errors found early (row limit, SQL error, time limit, a bad value in those rows)
  * still become proper 4xx/5xx responses; later failures abort the stream.
  */
-import { TimeBudget, timeLimitError } from "./time-budget.ts";
+import { TimeBudget, timeLimitError } from "../engines/sqlite/time-budget.ts";
 import type { ValidatedQuery } from "../sql/dialect.ts";
 import { countSql } from "../sql/dialect.ts";
-import { rowidSql } from "../sql/rowid.ts";
-import { rowidSpanSql } from "../sql/rowid.ts";
+import { rowidSql } from "../engines/sqlite/rowid.ts";
+import { rowidSpanSql } from "../engines/sqlite/rowid.ts";
 import { DEFAULT_FORMAT, type OutputFormat } from "../formats/registry.ts";
 import type { Database } from "bun:sqlite";
-import { openReadOnly } from "./catalog.ts";
+import { openReadOnly } from "../engines/sqlite/catalog.ts";
 import { ClientGoneError, ResultNotHeldError, ServerBusyError } from "../errors.ts";
 import { CountCache } from "./count-cache.ts";
-import { LaneClassifier } from "./lanes.ts";
+import { LaneClassifier } from "../engines/sqlite/lanes.ts";
 import type { SendingOptions } from "./outgoing.ts";
 import { HELD_IN_MEMORY_BYTES, HeldResult } from "./held-result.ts";
 import { SpillBudget } from "./spill.ts";
 import { BUSY_MESSAGE, BUSY_RETRY_SECONDS, UnsentBytes } from "./sent-body.ts";
-import { InlineReader } from "./inline.ts";
+import { InlineReader } from "../engines/sqlite/inline.ts";
 import { ResultCache } from "./result-cache.ts";
-import { StripePlanner } from "./stripe-plan.ts";
-import { StripedScan } from "./striped.ts";
-import { WorkerPool, type WorkerSlot } from "./pool.ts";
-import { batchRowsFor, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from "./protocol.ts";
+import { StripePlanner } from "../engines/sqlite/stripe-plan.ts";
+import { StripedScan } from "../engines/sqlite/striped.ts";
+import { WorkerPool, type WorkerSlot } from "../engines/sqlite/pool.ts";
+import { batchRowsFor, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from "../engines/sqlite/protocol.ts";
 import { ResultStream, ResultTooLarge, rowsOfBody, workerError, type QueryResult } from "./result-stream.ts";
 
 export type { QueryResult } from "./result-stream.ts";

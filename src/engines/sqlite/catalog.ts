@@ -4,13 +4,13 @@
  * work from it, so the schema of a result is known before the query runs.
  */
 import { Database } from "bun:sqlite";
-import { arrowKindFor } from "../arrow/types.ts";
-import type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
-import type { TableConfig } from "../config/types.ts";
-import { foldCase, sameName } from "../identifiers.ts";
-import { projectedTable } from "../sql/view-shape.ts";
+import { arrowKindFor } from "../../arrow/types.ts";
+import type { Catalog, ColumnInfo, TableInfo } from "../../catalog.ts";
+import type { TableConfig } from "../../config/types.ts";
+import { foldCase, sameName } from "../../identifiers.ts";
+import { projectedTable } from "./view-shape.ts";
 
-export type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
+export type { Catalog, ColumnInfo, TableInfo } from "../../catalog.ts";
 
 export interface ReadOnlyOptions {
   safeIntegers?: boolean;

@@ -5,11 +5,11 @@
  *   fit its Arrow type, to name the offending row (ARCHITECTURE.md §5);
  * - `rowidSpanSql`: max(rowid) − min(rowid) + 1, which bounds the rows of any query on the table;
  * - `rowidBoundsSql`, `rowidRangeSql`: a scan of the whole table, filtered or not, split by rowid
- *   ranges (db/striped.ts).
+ *   ranges (engines/sqlite/striped.ts).
  */
-import type { TableInfo } from "../catalog.ts";
-import type { ValidatedQuery } from "./validated.ts";
-import { sameName } from "./names.ts";
+import type { TableInfo } from "../../catalog.ts";
+import type { ValidatedQuery } from "../../sql/validated.ts";
+import { sameName } from "../../sql/names.ts";
 
 /** SQLite's three names for the rowid; a real column of that name hides it, so try the next. */
 const ROWID_NAMES = ["_rowid_", "rowid", "oid"] as const;
@@ -61,7 +61,7 @@ export function rowidBoundsSql(q: ValidatedQuery): string | null {
 /**
  * The bytes of text and blobs the query's columns hold in the first row at or after rowid `?1`
  * (`octet_length` reads the record's header, not the value), or null when it reads none: samples
- * of a table's row width, before its scan is split into ranges of rowids (db/stripe-plan.ts).
+ * of a table's row width, before its scan is split into ranges of rowids (engines/sqlite/stripe-plan.ts).
  */
 export function rowWidthSql(q: ValidatedQuery): string | null {
   const rowid = rowidOf(q.table);
@@ -75,7 +75,7 @@ export function rowWidthSql(q: ValidatedQuery): string | null {
  * The query restricted to `?1 ≤ rowid ≤ ?2` (inclusive: a range ending at the largest rowid needs
  * no bound past 2^63 − 1), and the same with the rowid appended (`rowidSql`); only for a query
  * with no ORDER BY, LIMIT or OFFSET, whose text ends with its FROM table or its WHERE. The range
- * is added to the guarded text the workers run (`runSql`, sql/guard.ts), whose WHERE expression
+ * is added to the guarded text the workers run (`runSql`, engines/sqlite/guard.ts), whose WHERE expression
  * is already in parentheses, so `AND` binds to the whole of it. A WHERE that reads the clock is
  * not split: each range would be a statement of its own, with its own 'now'.
  */
