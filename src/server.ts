@@ -10,6 +10,7 @@
 import { createApp, type App } from "./app.ts";
 import type { Config } from "./config/types.ts";
 import { openReadOnly, readCatalog, type Catalog } from "./engines/sqlite/catalog.ts";
+import { SqliteEngine } from "./engines/sqlite/engine.ts";
 import { QueryExecutor } from "./results/executor.ts";
 import { ConfigError } from "./errors.ts";
 import { idleSecondsAfter } from "./ops/keep-alive.ts";
@@ -210,14 +211,15 @@ function readTables(config: Config): Catalog {
 
 async function openServices(config: Config, options: BuildOptions, inFlight?: () => number): Promise<Services> {
   const store = await openPaymentStore(config.ledger);
-  const executor = new QueryExecutor(config.database.sqlite, config.limits, options.workers);
+  const sqlite = new SqliteEngine(config.database.sqlite, config.limits, options.workers);
+  const executor = new QueryExecutor(sqlite, config.limits);
   const events = new EventBus();
   const metrics = createMetrics({
     version: VERSION,
     inFlight,
-    splitScans: () => executor.stats.splitScans,
-    workersRestarted: () => executor.workersRestarted,
-    helpersSubstituted: () => executor.stats.helpersSubstituted,
+    splitScans: () => sqlite.stats.splitScans,
+    workersRestarted: () => sqlite.workersRestarted,
+    helpersSubstituted: () => sqlite.stats.helpersSubstituted,
     spillBytes: () => executor.spillBytes,
     spilledBytes: () => executor.spilledBytes,
     unsentBytes: () => executor.sending.unsent.usedBytes,

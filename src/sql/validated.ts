@@ -1,4 +1,5 @@
 /** What validation yields (dialect.ts): the query as the executor and the payment flow use it. */
+import type { EncoderColumn } from "../arrow/encode.ts";
 import type { ColumnInfo, TableInfo } from "../catalog.ts";
 
 export interface OutputColumn {
@@ -38,4 +39,9 @@ export interface ValidatedQuery {
   failsOnData: string | null;
   /** Where the select list ends in `sql`: rowidSql appends the rowid there. */
   selectListEnd: number;
+}
+
+/** The result's columns as every output format's encoder takes them, whatever the engine. */
+export function encoderColumns(query: ValidatedQuery): EncoderColumn[] {
+  return query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable }));
 }

@@ -23,9 +23,7 @@ export function bytesOfValues(values: readonly unknown[]): number {
   return bytes;
 }
 
-export function encoderColumns(query: ValidatedQuery): EncoderColumn[] {
-  return query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable }));
-}
+export { encoderColumns } from "../../sql/validated.ts";
 
 /**
  * Rows per record batch. Small enough that a batch's row objects die young in the worker's heap

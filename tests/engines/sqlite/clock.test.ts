@@ -7,13 +7,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
-import { QueryExecutor } from "../../../src/results/executor.ts";
+import { SqliteExecutor } from "./executor.ts";
 import { resolveConfig } from "../../../src/config/load.ts";
 import { validateQuery } from "../../../src/sql/dialect.ts";
 import { tempDir } from "../../support/fixtures.ts";
 import { sqliteValues } from "../../support/sqlite-direct.ts";
 
-let executor: QueryExecutor;
+let executor: SqliteExecutor;
 let catalog: Catalog;
 let countWhere: (condition: string) => number;
 
@@ -29,7 +29,7 @@ beforeAll(() => {
   const reader = openReadOnly(path);
   catalog = readCatalog(reader, config.tables).catalog;
   reader.close();
-  executor = new QueryExecutor(path, config.limits, 2);
+  executor = new SqliteExecutor(path, config.limits, 2);
   countWhere = (condition) => {
     const [count] = sqliteValues(path, `SELECT count(*) FROM big WHERE ${condition}`)[0] as [number];
     return count;
@@ -58,10 +58,10 @@ test("the count of a WHERE that reads the clock follows the clock (a WHERE witho
 
 test("a count kept at this data version is used before the HTTP thread tries to count again", async () => {
   const query = validated("SELECT id FROM big WHERE n <= 5");
-  const before = executor.inlineStats.budgetedRuns;
+  const before = executor.engine.inlineStats.budgetedRuns;
   expect(await executor.count(query)).toBe(countWhere("n <= 5"));
   // Tried on the HTTP thread, over its budget (300,000 rows), then counted on a worker and kept.
-  expect(executor.inlineStats.budgetedRuns).toBe(before + 1);
+  expect(executor.engine.inlineStats.budgetedRuns).toBe(before + 1);
   expect(await executor.count(query)).toBe(countWhere("n <= 5"));
-  expect(executor.inlineStats.budgetedRuns).toBe(before + 1);
+  expect(executor.engine.inlineStats.budgetedRuns).toBe(before + 1);
 });

@@ -8,13 +8,13 @@ import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
 import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
-import { QueryExecutor } from "../../../src/results/executor.ts";
+import { SqliteExecutor } from "./executor.ts";
 import { validateQuery } from "../../../src/sql/dialect.ts";
 import { tempDir } from "../../support/fixtures.ts";
 import { resolveConfig } from "../../../src/config/load.ts";
 
 const MAX_ROWS = 100;
-let executor: QueryExecutor;
+let executor: SqliteExecutor;
 let catalog: Catalog;
 
 beforeAll(() => {
@@ -51,7 +51,7 @@ beforeAll(() => {
   const reader = openReadOnly(path);
   catalog = readCatalog(reader, config.tables).catalog;
   reader.close();
-  executor = new QueryExecutor(path, config.limits, 2);
+  executor = new SqliteExecutor(path, config.limits, 2);
 });
 
 afterAll(() => executor.close());

@@ -21,7 +21,8 @@ import { tableFromIPC } from "apache-arrow";
 import { join } from "node:path";
 import { resolveConfig } from "../../../src/config/load.ts";
 import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
-import { QueryExecutor, type QueryResult } from "../../../src/results/executor.ts";
+import type { QueryResult } from "../../../src/results/executor.ts";
+import { SqliteExecutor } from "./executor.ts";
 import { BATCH_MAX_BYTES } from "../../../src/engines/sqlite/protocol.ts";
 import { RANGE_ROWIDS } from "../../../src/engines/sqlite/stripe-plan.ts";
 import { validateQuery } from "../../../src/sql/dialect.ts";
@@ -45,7 +46,7 @@ const INTERACTIVE_SQL = `SELECT id FROM staged WHERE length(${grown(5)}) > 0 LIM
 
 let path: string;
 let catalog: Catalog;
-let executor: QueryExecutor;
+let executor: SqliteExecutor;
 
 beforeAll(async () => {
   const dir = tempDir();
@@ -68,13 +69,13 @@ beforeAll(async () => {
   const reader = openReadOnly(path);
   catalog = readCatalog(reader, config.tables).catalog;
   reader.close();
-  executor = new QueryExecutor(path, config.limits, WORKERS);
+  executor = new SqliteExecutor(path, config.limits, WORKERS);
   // Workers start in the background: a plain scan of the table, until one is split, shows both ready.
-  for (let i = 0; i < 100 && executor.stats.splitScans === 0; i++) {
+  for (let i = 0; i < 100 && executor.engine.stats.splitScans === 0; i++) {
     await rowsOf(await executor.stream(validated("SELECT id FROM staged")));
     await Bun.sleep(20);
   }
-  expect(executor.stats.splitScans).toBe(1);
+  expect(executor.engine.stats.splitScans).toBe(1);
 });
 
 afterAll(() => executor.close());
@@ -98,16 +99,16 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 describe("a helper not back in time for an interactive query, then a wide range ahead of its ranges", () => {
   test("a fresh worker answers the query; the helper finishes its ranges and leaves; the export is whole and in order", async () => {
-    const { splitScans, rangesRead, helpersSubstituted } = executor.stats;
+    const { splitScans, rangesRead, helpersSubstituted } = executor.engine.stats;
     const exported = executor.stream(validated(EXPORT_SQL)).then(tableOf);
     // The helper joined, then the first worker finished range 0 and took range 4.
-    await until(() => executor.stats.splitScans > splitScans, "the helper to join");
-    await until(() => executor.stats.rangesRead > rangesRead, "range 0");
+    await until(() => executor.engine.stats.splitScans > splitScans, "the helper to join");
+    await until(() => executor.engine.stats.rangesRead > rangesRead, "range 0");
     const interactive = await rowsOf(await executor.stream(validated(INTERACTIVE_SQL)));
     expect(interactive).toEqual(sqliteValues(path, INTERACTIVE_SQL, { safeIntegers: true }));
     // A fresh worker served it while the helper still reads its slow ranges.
-    expect(executor.stats.helpersSubstituted - helpersSubstituted).toBe(1);
-    expect(executor.workersRunning).toBe(WORKERS + 1);
+    expect(executor.engine.stats.helpersSubstituted - helpersSubstituted).toBe(1);
+    expect(executor.engine.workersRunning).toBe(WORKERS + 1);
 
     const table = await exported;
     expect(table.toArray().map((row) => Object.values(row.toJSON()))).toEqual(sqliteValues(path, EXPORT_SQL, { safeIntegers: true }));
@@ -116,8 +117,8 @@ describe("a helper not back in time for an interactive query, then a wide range 
     expect(bodyChars.filter((chars) => chars > BATCH_MAX_BYTES - WIDE).length).toBeGreaterThan(1);
     expect(Math.max(...bodyChars)).toBeLessThanOrEqual(BATCH_MAX_BYTES + WIDE);
     // … and each of the ten ranges (the empty one too) arrived once.
-    expect(executor.stats.rangesRead - rangesRead).toBe(10);
+    expect(executor.engine.stats.rangesRead - rangesRead).toBe(10);
     // The helper left once its ranges were read: the pool is back to its size.
-    await until(() => executor.workersRunning === WORKERS, "the helper to leave");
+    await until(() => executor.engine.workersRunning === WORKERS, "the helper to leave");
   }, 30_000);
 });

@@ -10,7 +10,8 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveConfig } from "../../../src/config/load.ts";
 import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
-import { QueryExecutor, type QueryResult } from "../../../src/results/executor.ts";
+import type { QueryResult } from "../../../src/results/executor.ts";
+import { SqliteExecutor } from "./executor.ts";
 import { BATCH_MAX_BYTES, MAX_IN_FLIGHT } from "../../../src/engines/sqlite/protocol.ts";
 import { RANGE_ROWIDS } from "../../../src/engines/sqlite/stripe-plan.ts";
 import { formatNamed } from "../../../src/formats/registry.ts";
@@ -23,9 +24,9 @@ let path: string;
 let walPath: string;
 let catalog: Catalog;
 let walCatalog: Catalog;
-let two: QueryExecutor;
-let one: QueryExecutor;
-let wal: QueryExecutor;
+let two: SqliteExecutor;
+let one: SqliteExecutor;
+let wal: SqliteExecutor;
 let limits: ReturnType<typeof resolveConfig>["limits"];
 
 const TABLES = ["dense", "sparse", "covered", "misfit", "empty", "wide_span", "top", "ambiguous", "gappy", "epochs", "clustered"];
@@ -106,9 +107,9 @@ beforeAll(async () => {
   catalog = read(path);
   walCatalog = read(walPath);
   limits = config(path).limits;
-  two = new QueryExecutor(path, limits, 2);
-  one = new QueryExecutor(path, limits, 1);
-  wal = new QueryExecutor(walPath, limits, 2);
+  two = new SqliteExecutor(path, limits, 2);
+  one = new SqliteExecutor(path, limits, 1);
+  wal = new SqliteExecutor(walPath, limits, 2);
   // Workers start in the background (~80 ms each, more on a loaded machine): one scan first, so
   // that a helper still starting does not leave the first test's scan to one worker.
   await decode(await two.stream(validated("SELECT * FROM dense")));
@@ -130,10 +131,10 @@ function rowsOf(table: Table): unknown[][] {
   return table.toArray().map((row) => Object.values(row.toJSON()));
 }
 
-async function splitCount(executor: QueryExecutor, run: () => Promise<unknown>): Promise<number> {
-  const before = executor.stats.splitScans;
+async function splitCount(executor: SqliteExecutor, run: () => Promise<unknown>): Promise<number> {
+  const before = executor.engine.stats.splitScans;
   await run();
-  return executor.stats.splitScans - before;
+  return executor.engine.stats.splitScans - before;
 }
 
 describe("a whole-table scan on two workers", () => {
@@ -212,10 +213,10 @@ describe("a whole-table scan on two workers", () => {
 
   test("ranges are read without safeIntegers, and again with it where a number could be inexact", async () => {
     const exactReads = async (sql: string) => {
-      const before = two.stats.exactRangeReads;
+      const before = two.engine.stats.exactRangeReads;
       const table = await decode(await two.stream(validated(sql)));
       expect(rowsOf(table)).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
-      return two.stats.exactRangeReads - before;
+      return two.engine.stats.exactRangeReads - before;
     };
     expect(await exactReads("SELECT * FROM dense")).toBe(0);
     // Two ranges hold such numbers; each worker reads its ranges after its first one exactly at once.
@@ -228,10 +229,10 @@ describe("a whole-table scan on two workers", () => {
   test("Unix seconds in every range: each worker reads one range twice, its later ranges exactly at once", async () => {
     const ranges = Math.ceil(40_000 / RANGE_ROWIDS);
     expect(ranges).toBeGreaterThan(4);
-    const before = two.stats.exactRangeReads;
+    const before = two.engine.stats.exactRangeReads;
     const table = await decode(await two.stream(validated("SELECT * FROM epochs")));
     expect(rowsOf(table)).toEqual(sqliteValues(path, "SELECT id, at * 1000 FROM epochs", { safeIntegers: true }).map(([id, ms]) => [id, Number(ms)]));
-    const rereads = two.stats.exactRangeReads - before;
+    const rereads = two.engine.stats.exactRangeReads - before;
     expect(rereads).toBeGreaterThanOrEqual(1);
     expect(rereads).toBeLessThanOrEqual(2);
   });
@@ -261,17 +262,17 @@ describe("an interactive query during a filtered split scan", () => {
 
   /** Starts `bulkSql` split on two workers and read by its client; then runs the interactive query. */
   async function interactiveDuring(bulkSql: string, executor = two) {
-    const splits = executor.stats.splitScans;
-    const substituted = executor.stats.helpersSubstituted;
+    const splits = executor.engine.stats.splitScans;
+    const substituted = executor.engine.stats.helpersSubstituted;
     let bulkDone = false;
     const bulk = executor.stream(validated(bulkSql)).then(decode).then((table) => ((bulkDone = true), table));
-    for (let i = 0; i < 500 && executor.stats.splitScans === splits; i++) await Bun.sleep(2);
-    expect(executor.stats.splitScans - splits).toBe(1);
+    for (let i = 0; i < 500 && executor.engine.stats.splitScans === splits; i++) await Bun.sleep(2);
+    expect(executor.engine.stats.splitScans - splits).toBe(1);
     const interactive = await decode(await executor.stream(validated(interactiveSql)));
     const answeredDuringBulk = !bulkDone;
     expect(rowsOf(interactive)).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
     expect(rowsOf(await bulk)).toEqual(sqliteValues(path, bulkSql, { safeIntegers: true }));
-    return { answeredDuringBulk, substituted: executor.stats.helpersSubstituted - substituted };
+    return { answeredDuringBulk, substituted: executor.engine.stats.helpersSubstituted - substituted };
   }
 
   test("a costly WHERE: the helper, not back in time, is substituted by a fresh worker and finishes its ranges", async () => {
@@ -282,7 +283,7 @@ describe("an interactive query during a filtered split scan", () => {
   test("a cheap WHERE: the helper finishes its ranges and goes back, no fresh worker is started", async () => {
     // The helper's few queued ranges take milliseconds; it has 1 s here, not 25 ms, so the test does
     // not race a busy machine's scheduler.
-    const patient = new QueryExecutor(path, { ...limits, helperReturnMs: 1_000 }, 2);
+    const patient = new SqliteExecutor(path, { ...limits, helperReturnMs: 1_000 }, 2);
     try {
       await decode(await patient.stream(validated("SELECT * FROM dense"))); // both workers warm, like `two`'s
       expect(await interactiveDuring("SELECT * FROM dense WHERE n % 3 <> 0", patient)).toEqual({ answeredDuringBulk: true, substituted: 0 });
@@ -297,24 +298,24 @@ describe("an interactive query during a filtered split scan", () => {
     // which frees its worker for the interactive query before the helper's time is up. That time is
     // 1 s here, not 25 ms, so freeing a worker does not race a busy machine's scheduler; the split
     // scan takes several seconds, so a helper wrongly substituted would still be seen.
-    const three = new QueryExecutor(path, { ...limits, helperReturnMs: 1_000 }, 3);
+    const three = new SqliteExecutor(path, { ...limits, helperReturnMs: 1_000 }, 3);
     try {
       const bulkSql = costly(350);
-      const splits = three.stats.splitScans;
+      const splits = three.engine.stats.splitScans;
       let bulkDone = false;
       const bulk = three.stream(validated(bulkSql)).then(decode).then((table) => ((bulkDone = true), table));
-      for (let i = 0; i < 500 && three.stats.splitScans === splits; i++) await Bun.sleep(2);
-      expect(three.stats.splitScans - splits).toBe(1);
+      for (let i = 0; i < 500 && three.engine.stats.splitScans === splits; i++) await Bun.sleep(2);
+      expect(three.engine.stats.splitScans - splits).toBe(1);
       const other = await three.stream(validated(bulkSql));
-      expect(three.stats.splitScans - splits).toBe(1);
+      expect(three.engine.stats.splitScans - splits).toBe(1);
       const interactive = three.stream(validated(interactiveSql));
       await Bun.sleep(1);
       await ("complete" in other ? Promise.resolve() : other.body.cancel());
       expect(rowsOf(await decode(await interactive))).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
       // It waited (the helper was asked back) and was answered while the split scan still ran.
-      expect({ askedBack: three.stats.helpersAskedBack, answeredDuringBulk: !bulkDone }).toEqual({ askedBack: 1, answeredDuringBulk: true });
+      expect({ askedBack: three.engine.stats.helpersAskedBack, answeredDuringBulk: !bulkDone }).toEqual({ askedBack: 1, answeredDuringBulk: true });
       expect(rowsOf(await bulk)).toEqual(sqliteValues(path, bulkSql, { safeIntegers: true }));
-      expect(three.stats.helpersSubstituted).toBe(0);
+      expect(three.engine.stats.helpersSubstituted).toBe(0);
     } finally {
       three.close();
     }
@@ -338,7 +339,7 @@ describe("ranges of wide rows the width samples miss", () => {
   }, 30_000);
 
   test("csv: one worker's bytes and two workers' bytes are the same", async () => {
-    const text = async (executor: QueryExecutor) => new Response(await streamBody(executor, "csv", "SELECT * FROM clustered")).text();
+    const text = async (executor: SqliteExecutor) => new Response(await streamBody(executor, "csv", "SELECT * FROM clustered")).text();
     let split = "";
     expect(await splitCount(two, async () => (split = await text(two)))).toBe(1);
     expect(split).toBe(await text(one));
@@ -348,11 +349,11 @@ describe("ranges of wide rows the width samples miss", () => {
     // 48 MB of parts read at ~4 MB per 150 ms (under STALL_MS, so nothing spills): ~1.8 s of
     // reading against a 700 ms limit. The first worker waits for the client; the helper keeps
     // parts of range 2 until range 0 has been sent, and waits once MAX_IN_FLIGHT are kept.
-    const patient = new QueryExecutor(path, { ...limits, queryTimeoutMs: 700 }, 2);
+    const patient = new SqliteExecutor(path, { ...limits, queryTimeoutMs: 700 }, 2);
     try {
       await decode(await patient.stream(validated("SELECT * FROM dense LIMIT 20000"))); // both workers started
       const result = await patient.stream(validated("SELECT * FROM clustered"));
-      expect(patient.stats.splitScans).toBe(1);
+      expect(patient.engine.stats.splitScans).toBe(1);
       expect("body" in result).toBe(true);
       const reader = (result as { body: ReadableStream<Uint8Array> }).body.getReader();
       const chunks: Uint8Array[] = [];
@@ -365,8 +366,8 @@ describe("ranges of wide rows the width samples miss", () => {
       expect(String(table.get(600)!.body)).toBe(String.fromCharCode(97 + (601 % 26)).repeat(CLUSTER_WIDTH));
       expect(rowsOf(table)).toEqual(sqliteValues(path, "SELECT * FROM clustered", { safeIntegers: true }));
       // Parts of range 2 were kept for it, but never more than the helper may have in flight.
-      expect(patient.stats.mostPartsKept).toBeGreaterThan(0);
-      expect(patient.stats.mostPartsKept).toBeLessThanOrEqual(MAX_IN_FLIGHT);
+      expect(patient.engine.stats.mostPartsKept).toBeGreaterThan(0);
+      expect(patient.engine.stats.mostPartsKept).toBeLessThanOrEqual(MAX_IN_FLIGHT);
     } finally {
       patient.close();
     }
@@ -375,35 +376,35 @@ describe("ranges of wide rows the width samples miss", () => {
 
 describe("a helper asked back while it keeps parts of a wide range", () => {
   test("a fresh worker answers the interactive query; the helper finishes its ranges, parts included, and the export is whole", async () => {
-    const executor = new QueryExecutor(path, limits, 2);
+    const executor = new SqliteExecutor(path, limits, 2);
     const sql = "SELECT * FROM clustered WHERE n % 7 <> 0";
     try {
       await decode(await executor.stream(validated("SELECT * FROM dense LIMIT 20000"))); // both workers started
       const result = await executor.stream(validated(sql));
       // The helper joins when its read transaction is open, which a loaded machine can delay past the first batch.
-      for (let i = 0; i < 100 && executor.stats.splitScans === 0; i++) await Bun.sleep(20);
-      expect({ split: executor.stats.splitScans, streamed: "body" in result }).toEqual({ split: 1, streamed: true });
+      for (let i = 0; i < 100 && executor.engine.stats.splitScans === 0; i++) await Bun.sleep(20);
+      expect({ split: executor.engine.stats.splitScans, streamed: "body" in result }).toEqual({ split: 1, streamed: true });
       const reader = (result as { body: ReadableStream<Uint8Array> }).body.getReader();
       const chunks: Uint8Array[] = [];
       // Read slowly until the helper keeps parts of range 2 (range 0 is still being sent) …
-      for (let i = 0; i < 100 && executor.stats.mostPartsKept === 0; i++) {
+      for (let i = 0; i < 100 && executor.engine.stats.mostPartsKept === 0; i++) {
         const read = await reader.read();
         if (read.done) break;
         chunks.push(read.value);
         await Bun.sleep(100);
       }
-      expect(executor.stats.mostPartsKept).toBeGreaterThan(0);
+      expect(executor.engine.stats.mostPartsKept).toBeGreaterThan(0);
       // … then, the client not reading, an interactive query asks it back. It cannot finish its
       // range at once (range 0 waits for the client, until it spills after STALL_MS): a fresh
       // worker takes its place for the query, and it goes on with its range.
       const interactiveSql = "SELECT * FROM dense WHERE n > 0 LIMIT 5000";
       expect(rowsOf(await decode(await executor.stream(validated(interactiveSql))))).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
-      expect({ askedBack: executor.stats.helpersAskedBack, substituted: executor.stats.helpersSubstituted, running: executor.workersRunning }).toEqual({ askedBack: 1, substituted: 1, running: 3 });
+      expect({ askedBack: executor.engine.stats.helpersAskedBack, substituted: executor.engine.stats.helpersSubstituted, running: executor.engine.workersRunning }).toEqual({ askedBack: 1, substituted: 1, running: 3 });
       for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
       expect(rowsOf(tableFromIPC(Buffer.concat(chunks)))).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
       // The helper left once its ranges were read.
-      for (let i = 0; i < 250 && executor.workersRunning > 2; i++) await Bun.sleep(20);
-      expect(executor.workersRunning).toBe(2);
+      for (let i = 0; i < 250 && executor.engine.workersRunning > 2; i++) await Bun.sleep(20);
+      expect(executor.engine.workersRunning).toBe(2);
     } finally {
       executor.close();
     }
@@ -413,7 +414,7 @@ describe("a helper asked back while it keeps parts of a wide range", () => {
 describe("formats on a split scan", () => {
   test.each(["csv", "ndjson"])("%s: one worker's bytes and two workers' bytes are the same", async (name) => {
     const format = formatNamed(name)!;
-    const text = async (executor: QueryExecutor) => {
+    const text = async (executor: SqliteExecutor) => {
       const result = await executor.stream(validated("SELECT * FROM dense"), format);
       const body = "complete" in result ? new Blob(result.complete as BlobPart[]) : result.body;
       return new Response(body).text();
@@ -429,7 +430,7 @@ describe("formats on a split scan", () => {
   });
 });
 
-async function streamBody(executor: QueryExecutor, name: string, sql = "SELECT * FROM dense") {
+async function streamBody(executor: SqliteExecutor, name: string, sql = "SELECT * FROM dense") {
   const result = await executor.stream(validated(sql), formatNamed(name)!);
   return "complete" in result ? new Blob(result.complete as BlobPart[]) : result.body;
 }
@@ -471,11 +472,11 @@ describe("a writer during a split scan", () => {
       { database: { sqlite: file }, ledger: { path: join(dir, "l.sqlite") }, limits: { max_rows: MAX_ROWS }, tables: TABLES.map((name) => ({ name })) },
       { baseDir: dir, env: {} },
     );
-    const executor = new QueryExecutor(file, config.limits, 2);
+    const executor = new SqliteExecutor(file, config.limits, 2);
     try {
       // Both workers started (on a loaded machine a helper still starting joins too late to split).
       await decode(await executor.stream(validated("SELECT * FROM dense")));
-      const before = executor.stats.splitScans;
+      const before = executor.engine.stats.splitScans;
       const result = await executor.stream(validated("SELECT * FROM dense"));
       const reader = (result as { body: ReadableStream<Uint8Array> }).body.getReader();
       const chunks: Uint8Array[] = [(await reader.read()).value!];
@@ -488,7 +489,7 @@ describe("a writer during a split scan", () => {
       expect(writer.exitCode).toBeNull(); // it waits for the scan
       for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
       const table = tableFromIPC(new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer()));
-      expect(executor.stats.splitScans - before).toBe(1);
+      expect(executor.engine.stats.splitScans - before).toBe(1);
       expect(table.numRows).toBe(100_000);
       expect(rowsOf(table)).toEqual(sqliteValues(path, "SELECT * FROM dense", { safeIntegers: true }));
       expect(await writer.exited).toBe(0);
@@ -526,7 +527,7 @@ describe("failures on a split scan", () => {
       { database: { sqlite: path }, ledger: { path: join(tempDir(), "l.sqlite") }, limits: { max_rows: MAX_ROWS, query_timeout_ms: 2 }, tables: TABLES.map((name) => ({ name })) },
       { baseDir: tempDir(), env: {} },
     );
-    const hasty = new QueryExecutor(path, config.limits, 2);
+    const hasty = new SqliteExecutor(path, config.limits, 2);
     try {
       await expect(hasty.collect(validated("SELECT * FROM dense"))).rejects.toThrow(/longer than the 2 ms limit/);
       // A filtered scan, whose WHERE rejects every row: stopped at the limit all the same.

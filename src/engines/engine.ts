@@ -1,0 +1,53 @@
+/**
+ * The table engine seam (DESIGN.md §9, §14; ARCHITECTURE.md §9): a source of tables (SQLite, and
+ * next PostgreSQL and DuckDB) behind one interface, as ROAPI has one loader per source behind one
+ * context. An engine counts and reads validated queries on its own connections or workers, under
+ * its own time limit, and hands back encoded results; everything after that — waiting for slow
+ * clients (spill files), paid results held until settlement, the unsent-bytes budget, kept results,
+ * formats' registry, compression, MCP — is engine-neutral (src/results/, src/routes/, src/mcp/).
+ * A new engine is a folder under src/engines/ implementing this; nothing else branches on it.
+ */
+import type { OutputFormat } from "../formats/registry.ts";
+import type { SendingOptions } from "../results/outgoing.ts";
+import type { QueryResult } from "../results/result-stream.ts";
+import type { ValidatedQuery } from "../sql/validated.ts";
+
+export type EngineKind = "sqlite" | "postgres" | "duckdb";
+
+export interface ReadOptions {
+  /**
+   * Streamed to its client as it is read: a result over `limits.max_rows` is refused before any
+   * byte is sent (counted first unless a LIMIT bounds it). False for a result read whole before
+   * it is answered (a paid answer held until settlement, a transport's capped answer): then one
+   * reader reads it, in order, so that the same rows always encode to the same bytes (the digest
+   * a replay is compared by, DESIGN.md §17).
+   */
+  streamed: boolean;
+  /** A transport's cap on the values read, in bytes (MCP), or null; past it the read stops (ResultTooLarge). */
+  maxBytes: number | null;
+  /** How the result's bytes wait for a client that reads slowly (results/outgoing.ts). */
+  sending: SendingOptions;
+}
+
+export interface TableEngine {
+  readonly kind: EngineKind;
+  /**
+   * A value that changes whenever committed data may have changed, read where small reads read;
+   * results are kept under it (results/result-cache.ts). Null: not known now, nothing is kept.
+   */
+  dataVersion(): bigint | null;
+  /** Whether a read of the query is provably small, whatever the data (a fixed-price one may run while /verify is in flight). */
+  isSmall(query: ValidatedQuery): boolean;
+  /** The number of rows the query returns, without reading them out (an engine may keep counts while its data is unchanged). */
+  count(query: ValidatedQuery): Promise<number>;
+  /** The whole result read now, on this thread, when the engine can do that cheaply (small reads); null otherwise. */
+  readNow(query: ValidatedQuery, format: OutputFormat): { chunks: Uint8Array[]; rows: number } | null;
+  /**
+   * Reads the result encoded in `format`. Resolves once the response can start: with the whole
+   * result when it ended first, else with a body its client pulls (a client that stops reading
+   * holds the read back; one that goes away stops it). Rejects with the error classes of
+   * errors.ts (a query error or the time limit: 400; a value that does not fit: 500).
+   */
+  read(query: ValidatedQuery, format: OutputFormat, options: ReadOptions): Promise<QueryResult>;
+  close(): void;
+}
