@@ -9,8 +9,10 @@
  */
 import { createApp, type App } from "./app.ts";
 import type { Config } from "./config/types.ts";
-import { openReadOnly, readCatalog, type Catalog } from "./engines/sqlite/catalog.ts";
+import type { Catalog } from "./catalog.ts";
+import type { TableEngine } from "./engines/engine.ts";
 import { SqliteEngine } from "./engines/sqlite/engine.ts";
+import { describeCatalog, openEngines } from "./engines/sources.ts";
 import { QueryExecutor } from "./results/executor.ts";
 import { ConfigError } from "./errors.ts";
 import { idleSecondsAfter } from "./ops/keep-alive.ts";
@@ -46,7 +48,7 @@ export interface RunningServer {
   /** Every request, payment and lifecycle event (ops/events.ts); logging subscribes here. */
   events: EventBus;
   /** Loads a new config and applies it in one step, or keeps the running one and reports why (SIGHUP). */
-  reload(load: () => Config, source: string): ReloadOutcome;
+  reload(load: () => Config, source: string): Promise<ReloadOutcome>;
   /** Stops accepting, drains within `server.shutdown_ms`, then closes the workers and the store (SIGTERM). */
   shutdown(signal?: string): Promise<DrainResult>;
   /** Stops at once, closing connections in flight. */
@@ -65,6 +67,8 @@ export interface BuildOptions {
 
 /** What lives as long as the process, across reloads. */
 interface Services {
+  /** The engine of each source (engines/sources.ts): sources need a restart, tables do not. */
+  engines: ReadonlyMap<string, TableEngine>;
   executor: QueryExecutor;
   store: PaymentStore;
   events: EventBus;
@@ -90,8 +94,14 @@ interface Served {
 const RETIRED_VALIDATOR_MS = 10_000;
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
-  const catalog = readTables(config);
   const services = await openServices(config, options);
+  let catalog: Catalog;
+  try {
+    catalog = await describeCatalog(config, services.engines);
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
   const { app, validator } = assemble(config, catalog, services, options);
   await validator.ready;
   const close = async () => {
@@ -126,8 +136,8 @@ export async function startServer(config: Config, options: { workers?: number } 
   let services: Services | undefined;
   let served: Served;
   try {
-    const catalog = readTables(config);
     services = await openServices(config, build, () => server.pendingRequests);
+    const catalog = await describeCatalog(config, services.engines);
     served = assemble(listening(config), catalog, services, build);
     // Until its validation workers can take texts the server answers 503 "Starting" (app-holder.ts):
     // on a loaded machine their start-up takes seconds, which a first query would otherwise wait
@@ -143,6 +153,29 @@ export async function startServer(config: Config, options: { workers?: number } 
   /** The config as given (before the port is filled in), which a reload is compared with. */
   let running = config;
   let shutdown: Promise<DrainResult> | null = null;
+  let reloading: Promise<void> = Promise.resolve();
+  async function reloadNow(load: () => Config, source: string): Promise<ReloadOutcome> {
+    let plan;
+    let next: Served;
+    try {
+      if (open.draining) throw new ConfigError(["(top level): the server is shutting down"]);
+      plan = planReload(running, load());
+      next = assemble(listening(plan.config), await describeCatalog(plan.config, open.engines), open, build, served.validator);
+    } catch (error) {
+      // (nothing was swapped in: the running app and its validator stay)
+      const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
+      open.events.emit({ type: "config.rejected", source, problems });
+      return { applied: false, problems };
+    }
+    holder.swap(next.app);
+    // Requests already in the old app may still be validating: its validator retires a little later.
+    const retired = served.validator;
+    setTimeout(() => retired.close(), RETIRED_VALIDATOR_MS).unref?.();
+    served = next;
+    running = plan.config;
+    open.events.emit({ type: "config.reloaded", source, changed: plan.changed, needsRestart: plan.needsRestart });
+    return { applied: true, changed: plan.changed, needsRestart: plan.needsRestart };
+  }
 
   return {
     url: `http://${server.hostname!.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`,
@@ -154,26 +187,10 @@ export async function startServer(config: Config, options: { workers?: number } 
     },
     events: open.events,
     reload(load, source) {
-      let plan;
-      let next: Served;
-      try {
-        if (open.draining) throw new ConfigError(["(top level): the server is shutting down"]);
-        plan = planReload(running, load());
-        next = assemble(listening(plan.config), readTables(plan.config), open, build, served.validator);
-      } catch (error) {
-        // (nothing was swapped in: the running app and its validator stay)
-        const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
-        open.events.emit({ type: "config.rejected", source, problems });
-        return { applied: false, problems };
-      }
-      holder.swap(next.app);
-      // Requests already in the old app may still be validating: its validator retires a little later.
-      const retired = served.validator;
-      setTimeout(() => retired.close(), RETIRED_VALIDATOR_MS).unref?.();
-      served = next;
-      running = plan.config;
-      open.events.emit({ type: "config.reloaded", source, changed: plan.changed, needsRestart: plan.needsRestart });
-      return { applied: true, changed: plan.changed, needsRestart: plan.needsRestart };
+      // One at a time, in the order asked: each is planned against the config the last one left.
+      const outcome = reloading.then(() => reloadNow(load, source));
+      reloading = outcome.then(() => {});
+      return outcome;
     },
     shutdown(signal = "SIGTERM") {
       shutdown ??= (async () => {
@@ -197,29 +214,25 @@ export async function startServer(config: Config, options: { workers?: number } 
   };
 }
 
-/** The configured tables as the database has them; every missing table or column is a ConfigError. */
-function readTables(config: Config): Catalog {
-  const db = openReadOnly(config.database.sqlite);
-  try {
-    const { catalog, problems } = readCatalog(db, config.tables);
-    if (problems.length > 0) throw new ConfigError(problems);
-    return catalog;
-  } finally {
-    db.close();
-  }
-}
-
 async function openServices(config: Config, options: BuildOptions, inFlight?: () => number): Promise<Services> {
   const store = await openPaymentStore(config.ledger);
-  const sqlite = new SqliteEngine(config.database.sqlite, config.limits, options.workers);
-  const executor = new QueryExecutor(sqlite, config.limits);
+  let engines: Map<string, TableEngine>;
+  try {
+    engines = openEngines(config, { workers: options.workers });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const executor = new QueryExecutor(engines, config.limits);
+  const sqlite = [...engines.values()].filter((engine): engine is SqliteEngine => engine instanceof SqliteEngine);
+  const sum = (figure: (engine: SqliteEngine) => number) => () => sqlite.reduce((total, engine) => total + figure(engine), 0);
   const events = new EventBus();
   const metrics = createMetrics({
     version: VERSION,
     inFlight,
-    splitScans: () => sqlite.stats.splitScans,
-    workersRestarted: () => sqlite.workersRestarted,
-    helpersSubstituted: () => sqlite.stats.helpersSubstituted,
+    splitScans: sum((engine) => engine.stats.splitScans),
+    workersRestarted: sum((engine) => engine.workersRestarted),
+    helpersSubstituted: sum((engine) => engine.stats.helpersSubstituted),
     spillBytes: () => executor.spillBytes,
     spilledBytes: () => executor.spilledBytes,
     unsentBytes: () => executor.sending.unsent.usedBytes,
@@ -229,6 +242,7 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
   events.subscribe(metrics.observe);
   let closed: Promise<void> | null = null;
   return {
+    engines,
     executor,
     store,
     events,
@@ -258,7 +272,7 @@ function assemble(config: Config, catalog: Catalog, services: Services, options:
     onEvent: events.emit,
   });
   const readiness = createReadiness({
-    databasePath: config.database.sqlite,
+    sources: services.engines,
     store,
     facilitator,
     networks: [...new Set(config.tables.flatMap((table) => table.priceTags.map((tag) => tag.token.network)))],

@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { loadConfigFile } from "../config/load.ts";
 import type { Config } from "../config/types.ts";
 import { openReadOnly, readCatalog, type Catalog } from "../engines/sqlite/catalog.ts";
+import { MAIN_SOURCE } from "../config/sources.ts";
 import { prepareDemo } from "../demo/config.ts";
 import { ConfigError } from "../errors.ts";
 
@@ -21,15 +22,24 @@ export function loadContext(configPath: string | undefined): Context {
   return { config: prepareDemo(), source: "built-in demo", isDemo: true };
 }
 
-export function openCatalog(config: Config): { db: Database; catalog: Catalog } {
-  if (!existsSync(config.database.sqlite)) {
-    throw new ConfigError([`database.sqlite: no file at ${config.database.sqlite}`]);
+/** The path of the config's one SQLite source; a config of other sources is a ConfigError naming the command's limit. */
+export function soleSqlitePath(config: Config, command: string): { path: string; at: string } {
+  const sources = Object.entries(config.databases);
+  const [name, source] = sources[0] ?? [];
+  if (sources.length !== 1 || source?.engine !== "sqlite") {
+    throw new ConfigError([`databases: ${command} reads one SQLite source; this config has ${sources.map(([key, s]) => `${key} (${s.engine})`).join(", ")}`]);
   }
+  return { path: source.path, at: name === MAIN_SOURCE ? "database.sqlite" : `databases.${name}.sqlite` };
+}
+
+export function openCatalog(config: Config, command: string): { db: Database; catalog: Catalog } {
+  const { path, at } = soleSqlitePath(config, command);
+  if (!existsSync(path)) throw new ConfigError([`${at}: no file at ${path}`]);
   let db: Database;
   try {
-    db = openReadOnly(config.database.sqlite);
+    db = openReadOnly(path);
   } catch (error) {
-    throw new ConfigError([`database.sqlite: cannot open ${config.database.sqlite}: ${(error as Error).message}`]);
+    throw new ConfigError([`${at}: cannot open ${path}: ${(error as Error).message}`]);
   }
   const { catalog, problems } = readCatalog(db, config.tables);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -12,7 +12,7 @@ export async function dashboards(configPath: string | undefined, slug: string | 
     const known = config.dashboards.entries.map((e) => e.slug).join(", ");
     throw new ConfigError([`dashboards.entries: no dashboard with slug '${slug}'; configured: ${known}`]);
   }
-  const { db, catalog } = openCatalog(config);
+  const { db, catalog } = openCatalog(config, "arrow402 dashboards");
   try {
     const result = await generateDashboards({ config, db, catalog, slug, force, log: (line) => console.log(line) });
     for (const path of result.backups) console.log(`kept the previous version as ${path}`);

@@ -15,15 +15,17 @@ export async function serve(configPath: string | undefined, bind: string | undef
   const context = loadContext(configPath);
   const withOverrides = (config: Config) => (bind === undefined ? config : withBind(config, bind));
   const config = withOverrides(context.config);
-  const { db, catalog } = openCatalog(config);
-  if (context.isDemo) await ensureDemoDashboards(config, db, catalog);
-  db.close();
+  if (context.isDemo) {
+    const { db, catalog } = openCatalog(config, "the demo");
+    await ensureDemoDashboards(config, db, catalog);
+    db.close();
+  }
   // However the process was started (no --max-http-header-size needed): see routes/header-budget.ts.
   raiseRequestHeadLimit(config.limits.maxQueryBytes);
   const server = await startServer(config);
   const { url } = server;
   server.events.subscribe(createLogger({ format: () => server.config.server.log }));
-  server.events.emit({ type: "server.started", message: `arrow402 ${VERSION} serving ${catalog.tables.length} table(s) from ${context.source} on ${url}` });
+  server.events.emit({ type: "server.started", message: `arrow402 ${VERSION} serving ${server.catalog.tables.length} table(s) from ${context.source} on ${url}` });
   if (context.isDemo && config.server.log === "text") {
     console.log(`  discovery:  curl -s ${url}/api/`);
     console.log(`  free query: curl -s '${url}/api/query?query=SELECT%20*%20FROM%20tokens' -o tokens.arrow`);
@@ -33,9 +35,10 @@ export async function serve(configPath: string | undefined, bind: string | undef
   // The file is read again on SIGHUP, with the same --bind: the bind itself needs a restart.
   const path = context.isDemo ? null : resolve(context.source);
   const reload = (file: string) => () => {
-    const outcome = server.reload(() => withOverrides(loadConfigFile(file)), context.source);
-    // A larger max_query_bytes needs room in request heads too, as at start-up.
-    if (outcome.applied) raiseRequestHeadLimit(server.config.limits.maxQueryBytes);
+    void server.reload(() => withOverrides(loadConfigFile(file)), context.source).then((outcome) => {
+      // A larger max_query_bytes needs room in request heads too, as at start-up.
+      if (outcome.applied) raiseRequestHeadLimit(server.config.limits.maxQueryBytes);
+    });
   };
   handleSignals(server, { reload: path === null ? null : reload(path) });
 }

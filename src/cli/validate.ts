@@ -7,17 +7,17 @@ import { Database } from "bun:sqlite";
 import { fitProblem } from "../arrow/encode.ts";
 import type { TableInfo } from "../engines/sqlite/catalog.ts";
 import { ConfigError } from "../errors.ts";
-import { loadContext, openCatalog } from "./context.ts";
+import { loadContext, openCatalog, soleSqlitePath } from "./context.ts";
 
 /** Per column, list this many bad values and count the rest. */
 const SHOWN_PER_COLUMN = 5;
 
 export function validate(configPath: string | undefined): number {
   const context = loadContext(configPath);
-  const { db, catalog } = openCatalog(context.config);
+  const { db, catalog } = openCatalog(context.config, "validate");
   db.close();
   // safeIntegers: integers beyond 2^53 are checked exactly, as the encoder sees them.
-  const scan = new Database(context.config.database.sqlite, { readonly: true, safeIntegers: true });
+  const scan = new Database(soleSqlitePath(context.config, "validate").path, { readonly: true, safeIntegers: true });
   const problems: string[] = [];
   let rows = 0;
   catalog.tables.forEach((table, index) => {

@@ -14,7 +14,7 @@ const URL_EXAMPLE = "postgres://arrow402:${LEDGER_PASSWORD}@db.example:5432/arro
 export function resolveLedger(
   ledger: Record<string, unknown> | undefined,
   baseDir: string,
-  databasePath: string | undefined,
+  databasePaths: readonly string[],
   problems: Problems,
 ): LedgerConfig | undefined {
   if (ledger === undefined) return undefined;
@@ -27,14 +27,15 @@ export function resolveLedger(
   if (typeof url === "string") return checkPostgresUrl(url, ["ledger", "url"], problems) ? { url } : undefined;
 
   const ledgerPath = resolve(baseDir, typeof path === "string" ? path : DEFAULTS.ledgerPath);
-  if (databasePath !== undefined && ledgerPath === databasePath) {
+  if (databasePaths.includes(ledgerPath)) {
     problems.add(["ledger", "path"], "is the published database; the ledger needs its own file, e.g. ./arrow402-ledger.sqlite");
     return undefined;
   }
   return { path: ledgerPath };
 }
 
-function checkPostgresUrl(text: string, path: ConfigPath, problems: Problems): boolean {
+/** Whether `text` is a postgres:// URL naming a database; otherwise a problem at `path` says what to write. */
+export function checkPostgresUrl(text: string, path: ConfigPath, problems: Problems, example = URL_EXAMPLE): boolean {
   let url: URL | undefined;
   try {
     url = new URL(text);
@@ -43,11 +44,11 @@ function checkPostgresUrl(text: string, path: ConfigPath, problems: Problems): b
   }
   if (url === undefined || (url.protocol !== "postgres:" && url.protocol !== "postgresql:")) {
     const scheme = url === undefined ? "" : ` (it starts with ${url.protocol})`;
-    problems.add(path, `is not a postgres:// or postgresql:// URL${scheme}; write e.g. ${URL_EXAMPLE}`);
+    problems.add(path, `is not a postgres:// or postgresql:// URL${scheme}; write e.g. ${example}`);
     return false;
   }
   if (url.pathname.replace(/^\//, "") === "") {
-    problems.add(path, `names no database; add it after the host, e.g. ${URL_EXAMPLE}`);
+    problems.add(path, `names no database; add it after the host, e.g. ${example}`);
     return false;
   }
   return true;

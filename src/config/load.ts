@@ -18,6 +18,7 @@ import { collectSchemaProblems } from "./schema-problems.ts";
 import { resolveFacilitator } from "./facilitator.ts";
 import { resolveRpcUrls } from "./rpc.ts";
 import { resolveServer, sectionOf } from "./server.ts";
+import { assignSources, resolveSources, sqlitePaths } from "./sources.ts";
 import { resolveTables } from "./tables.ts";
 import type { Config } from "./types.ts";
 import { parseYaml } from "./yaml.ts";
@@ -66,13 +67,12 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
   const schemaSold = tables.filter((table) => table.priceTags.some((tag) => tag.type === "metadata_price")).map((table) => table.name);
   const dashboards = config.dashboards === undefined ? undefined : resolveDashboards(config.dashboards, tableNames, baseDir, problems, schemaSold);
 
-  const database = sectionOf(config.database);
+  const databases = resolveSources(config.database, config.databases, baseDir, problems);
+  assignSources(tables, config.tables, databases, problems);
   const payment = sectionOf(config.payment);
   const ledger = sectionOf(config.ledger);
   const limits = sectionOf(config.limits);
-  const databasePath = resolve(baseDir, stringOr(database, "sqlite", ""));
-  const hasDatabase = typeof database?.sqlite === "string" && database.sqlite !== "";
-  const ledgerConfig = resolveLedger(ledger, baseDir, hasDatabase ? databasePath : undefined, problems);
+  const ledgerConfig = resolveLedger(ledger, baseDir, sqlitePaths(databases), problems);
 
   if (!problems.isEmpty || server === undefined || facilitator === undefined || ledgerConfig === undefined) {
     throw new ConfigError(problems.isEmpty ? ["(top level): the configuration could not be resolved"] : problems.list);
@@ -80,7 +80,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
   return {
     server,
     facilitator,
-    database: { sqlite: databasePath },
+    databases,
     payment: {
       maxTimeoutSeconds: numberOr(payment, "max_timeout_seconds", DEFAULTS.maxTimeoutSeconds),
       defaultDescription: stringOr(payment, "default_description", DEFAULTS.defaultDescription),

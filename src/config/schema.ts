@@ -120,6 +120,8 @@ export const PriceTagSchema = Type.Union([PerRowPriceTagSchema, FixedPriceTagSch
 export const TableSchema = Type.Object(
   {
     name: NonEmpty("the table's (or view's) name in the database"),
+    database: Type.Optional(NonEmpty("the source the table is served from (a key of databases:)")),
+    source: Type.Optional(NonEmpty("the table's name in its source, when it differs (PostgreSQL: table or schema.table)")),
     description: Type.Optional(Text("what the table holds")),
     columns: Type.Optional(Type.Record(Type.String(), Text("column description"), { description: "descriptions by column name" })),
     // Each entry is checked against PRICE_TAG_SCHEMAS[entry.type] (see price-tags.ts).
@@ -207,7 +209,11 @@ export const ConfigSchema = Type.Object(
         closed,
       ),
     ),
-    database: Type.Object({ sqlite: NonEmpty("path of the SQLite database file to publish") }, { ...closed, description: "the database to publish" }),
+    database: Type.Optional(
+      Type.Object({ sqlite: NonEmpty("path of the SQLite database file to publish") }, { ...closed, description: "the database to publish (one SQLite file, the source named main)" }),
+    ),
+    // Each entry is checked in sources.ts (one of sqlite:, postgres:).
+    databases: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "named sources of tables" })),
     payment: Type.Optional(
       Type.Object(
         {

@@ -38,6 +38,9 @@ export function resolveTables(raw: unknown, tokens: ResolvedTokens, problems: Pr
     }
     return {
       name,
+      // Filled in by sources.ts `assignSources`, once the sources are known.
+      database: "",
+      source: name,
       description: typeof table.description === "string" ? table.description : "",
       columns: resolveColumns(table.columns, index, problems),
       priceTags: resolvePriceTags(table.price_tags, ["tables", index], tokens, problems),

@@ -7,6 +7,19 @@ import type { CdpCredentials } from "./cdp-key.ts";
 
 export type Hex = `0x${string}`;
 export type LogFormat = "text" | "json";
+
+/** A source of tables (DESIGN.md §14): its engine and how to reach it. */
+export type SourceConfig =
+  | { engine: "sqlite"; /** Absolute path of the file, opened read-only. */ path: string }
+  | {
+      engine: "postgres";
+      /** postgres:// URL, possibly with a password: never print it (public-url.ts). */
+      url: string;
+      /** Where unqualified table names are looked up. */
+      schema: string;
+      /** Connections per process. */
+      maxConnections: number;
+    };
 export type Network = `eip155:${number}`;
 
 export interface TokenInfo {
@@ -66,6 +79,10 @@ export type PriceTag = PerRowPriceTag | FixedPriceTag | MetadataPriceTag;
 
 export interface TableConfig {
   name: string;
+  /** The source it is served from (a key of Config.databases). */
+  database: string;
+  /** Its name in that source (the table's name unless `source:` says otherwise). */
+  source: string;
   description: string;
   /** Optional column descriptions, by column name. */
   columns: Record<string, string>;
@@ -112,7 +129,8 @@ export interface Config {
     /** A Coinbase CDP API key: each request carries a fresh JWT signed with it (payment/cdp-auth.ts). */
     cdp?: CdpCredentials;
   };
-  database: { sqlite: string };
+  /** Named sources of tables, in config order (`database: {sqlite}` is the source `main`). */
+  databases: Record<string, SourceConfig>;
   payment: {
     maxTimeoutSeconds: number;
     defaultDescription: string;

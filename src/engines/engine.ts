@@ -7,6 +7,8 @@
  * formats' registry, compression, MCP — is engine-neutral (src/results/, src/routes/, src/mcp/).
  * A new engine is a folder under src/engines/ implementing this; nothing else branches on it.
  */
+import type { TableInfo } from "../catalog.ts";
+import type { TableConfig } from "../config/types.ts";
 import type { OutputFormat } from "../formats/registry.ts";
 import type { SendingOptions } from "../results/outgoing.ts";
 import type { QueryResult } from "../results/result-stream.ts";
@@ -29,8 +31,23 @@ export interface ReadOptions {
   sending: SendingOptions;
 }
 
+/** The configured tables an engine serves, as it has them. */
+export interface Described {
+  /** In the order given. */
+  tables: TableInfo[];
+  /** One line per table or column that is not there, with its config path. */
+  problems: string[];
+}
+
 export interface TableEngine {
   readonly kind: EngineKind;
+  /**
+   * Reads the tables (`tables[i]` of the config is `index`) as the source has them: columns, their
+   * Arrow types and nullability; every one missing is a problem naming its config path.
+   */
+  describe(tables: readonly { config: TableConfig; index: number }[]): Promise<Described>;
+  /** Resolves when the source answers (readiness); rejects with what is wrong, without secrets. */
+  ping(): Promise<void>;
   /**
    * A value that changes whenever committed data may have changed, read where small reads read;
    * results are kept under it (results/result-cache.ts). Null: not known now, nothing is kept.

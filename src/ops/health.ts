@@ -1,6 +1,7 @@
 /**
  * Health checks (ARCHITECTURE.md §11 "Operations"). `GET /healthz` says the process is up and checks
- * nothing else. `GET /readyz` is 200 only when the database file opens and answers, the payment
+ * nothing else. `GET /readyz` is 200 only when every source of tables answers (`database`, or
+ * `database:<name>` for each of several: engines/engine.ts `ping`), the payment
  * store answers `ping()`, and the facilitator's `/supported` lists the `exact` scheme (x402 V2) on
  * every network the config prices in; else 503 naming what is not ready. Both are free and cheap:
  * every check is bounded by a timeout, shared by concurrent probes and remembered for a moment
@@ -8,7 +9,7 @@
  * facilitator one request every few seconds and the HTTP thread almost nothing.
  */
 import { withDeadline } from "../deadline.ts";
-import { isBusy, openReadOnly } from "../engines/sqlite/catalog.ts";
+import type { TableEngine } from "../engines/engine.ts";
 import type { FacilitatorClient } from "../payment/facilitator.ts";
 import type { PaymentStore } from "../payment/store.ts";
 
@@ -26,7 +27,8 @@ export interface ReadinessReport {
 }
 
 export interface ReadinessDeps {
-  databasePath: string;
+  /** The engine of each source, by its name in the config. */
+  sources: ReadonlyMap<string, Pick<TableEngine, "ping">>;
   store: Pick<PaymentStore, "ping">;
   facilitator: Pick<FacilitatorClient, "supported">;
   /** CAIP-2 networks the price tags use; the facilitator must settle `exact` on each. */
@@ -42,7 +44,19 @@ export interface Readiness {
 }
 
 export function createReadiness(deps: ReadinessDeps): Readiness {
-  const database = cached(CHECK_TTL_MS.database, async () => checkDatabase(deps.databasePath));
+  // One source is `database`, as it always was; several are `database:<name>` each.
+  const sources = [...deps.sources].map(([name, engine]) => ({
+    name: deps.sources.size === 1 ? "database" : `database:${name}`,
+    check: cached(CHECK_TTL_MS.database, () =>
+      bounded(
+        engine.ping().then(
+          (): CheckResult => ({ ok: true }),
+          (error: unknown): CheckResult => ({ ok: false, error: (error as Error).message }),
+        ),
+        `the source '${name}' did not answer`,
+      ),
+    ),
+  }));
   const ledger = cached(CHECK_TTL_MS.ledger, () =>
     bounded(deps.store.ping().then((): CheckResult => ({ ok: true })), "the payment ledger did not answer"),
   );
@@ -52,8 +66,8 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
   let wasReady = true;
   return {
     async check() {
-      const [db, store, payments] = await Promise.all([database(), ledger(), facilitator()]);
-      const checks: Record<string, CheckResult> = { database: db, ledger: store, facilitator: payments };
+      const [dbs, store, payments] = await Promise.all([Promise.all(sources.map((source) => source.check())), ledger(), facilitator()]);
+      const checks: Record<string, CheckResult> = { ...Object.fromEntries(sources.map((source, i) => [source.name, dbs[i]!])), ledger: store, facilitator: payments };
       if (deps.draining?.()) checks.server = { ok: false, error: "shutting down" };
       const failing = Object.fromEntries(Object.entries(checks).flatMap(([name, result]) => (result.ok ? [] : [[name, result.error]])));
       const ready = Object.keys(failing).length === 0;
@@ -68,21 +82,6 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
 export function readinessBody(report: ReadinessReport): Record<string, unknown> {
   const checks = Object.fromEntries(Object.entries(report.checks).map(([name, result]) => [name, result.ok ? "ok" : result.error]));
   return { status: report.ready ? "ready" : "not ready", checks };
-}
-
-function checkDatabase(path: string): CheckResult {
-  let db;
-  try {
-    db = openReadOnly(path);
-    db.query("SELECT count(*) FROM sqlite_schema").get();
-    return { ok: true };
-  } catch (error) {
-    // A writer holding the file's lock: the file opens and is in use; queries wait for it on workers.
-    if (isBusy(error)) return { ok: true };
-    return { ok: false, error: `the database file does not open or answer: ${(error as Error).message}` };
-  } finally {
-    db?.close();
-  }
 }
 
 async function checkFacilitator(deps: ReadinessDeps): Promise<CheckResult> {

@@ -14,7 +14,7 @@ interface Setting {
 /** Settings only a restart applies. */
 export const NEEDS_RESTART: Setting[] = [
   { path: "server.bind", read: (c) => [c.server.host, c.server.port] },
-  { path: "database.sqlite", read: (c) => c.database.sqlite },
+  { path: "databases", read: (c) => c.databases },
   { path: "ledger", read: (c) => c.ledger },
   { path: "limits.max_rows", read: (c) => c.limits.maxRows },
   { path: "limits.query_timeout_ms", read: (c) => c.limits.queryTimeoutMs },
@@ -74,7 +74,7 @@ export function planReload(running: Config, next: Config): ReloadPlan {
       port: running.server.port,
       baseUrl: keepBaseUrl ? running.server.baseUrl : next.server.baseUrl,
     },
-    database: running.database,
+    databases: running.databases,
     ledger: running.ledger,
     limits: {
       ...next.limits,

@@ -1,6 +1,6 @@
 /**
- * Runs validated queries on a table engine (engines/engine.ts) and delivers what it reads, whatever
- * the engine (ARCHITECTURE.md §9, §11): results kept for repeated queries (result-cache.ts), the
+ * Runs validated queries on the engine of their table's source (engines/engine.ts) and delivers
+ * what it reads, whatever the engine (ARCHITECTURE.md §9, §11): results kept for repeated queries (result-cache.ts), the
  * unsent-bytes budget (sent-body.ts), and results read whole before they are answered — a paid
  * answer held until its settlement, mostly on disk (held-result.ts), with the digest a replay is
  * compared by, or a transport's capped answer.
@@ -58,11 +58,11 @@ export class QueryExecutor {
   /** For operators and tests: results answered from the result cache (result-cache.ts). */
   readonly stats = { resultCacheHits: 0 };
 
-  constructor(
-    /** The engine that reads the queries. */
-    readonly engine: TableEngine,
-    limits: DeliveryLimits,
-  ) {
+  /** The engine of each source, by its name in the config (TableConfig.database). */
+  private readonly engines: ReadonlyMap<string, TableEngine>;
+
+  constructor(engines: ReadonlyMap<string, TableEngine> | TableEngine, limits: DeliveryLimits) {
+    this.engines = engines instanceof Map ? engines : new Map([["", engines as TableEngine]]);
     this.sending = {
       stallMs: STALL_MS,
       sendTimeoutMs: limits.sendTimeoutMs ?? SEND_TIMEOUT_MS,
@@ -87,17 +87,24 @@ export class QueryExecutor {
   }
 
   close(): void {
-    this.engine.close();
+    for (const engine of this.engines.values()) engine.close();
+  }
+
+  /** The engine that serves the query's table (the only one, when there is one). */
+  private engineOf(query: ValidatedQuery): TableEngine {
+    const engine = this.engines.size === 1 ? this.engines.values().next().value : this.engines.get(query.table.config.database);
+    if (engine === undefined) throw new Error(`no engine serves the source '${query.table.config.database}'`);
+    return engine;
   }
 
   /** Whether the query is a provably small read: cheap whatever the data. */
   isSmall(query: ValidatedQuery): boolean {
-    return this.engine.isSmall(query);
+    return this.engineOf(query).isSmall(query);
   }
 
   /** Number of rows the query returns, without materialising them. */
   count(query: ValidatedQuery): Promise<number> {
-    return this.engine.count(query);
+    return this.engineOf(query).count(query);
   }
 
   /** The result cache's answer for this query, if it has one at this data version. */
@@ -109,7 +116,7 @@ export class QueryExecutor {
 
   /** A small read the engine does at once (see engines/sqlite/inline.ts), or null. */
   private readNow(query: ValidatedQuery, format: OutputFormat): QueryResult | null {
-    const small = this.engine.readNow(query, format);
+    const small = this.engineOf(query).readNow(query, format);
     return small === null ? null : { complete: small.chunks, rows: small.rows };
   }
 
@@ -124,11 +131,11 @@ export class QueryExecutor {
     // Answers already wait for clients that do not read them up to the budget: a free query is not
     // read only to be refused once complete (sent-body.ts).
     if (this.sending.unsent.full) throw new ServerBusyError(BUSY_MESSAGE, BUSY_RETRY_SECONDS);
-    const version = this.engine.dataVersion();
+    const version = this.engineOf(query).dataVersion();
     const result =
       this.kept(query, format, version) ??
       this.readNow(query, format) ??
-      (await this.engine.read(query, format, { streamed: true, maxBytes: null, sending: this.sending }));
+      (await this.engineOf(query).read(query, format, { streamed: true, maxBytes: null, sending: this.sending }));
     return "complete" in result ? this.results.put(query, format, version, result) : result;
   }
 
@@ -141,14 +148,14 @@ export class QueryExecutor {
    */
   async collect(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT, maxBytes = Number.POSITIVE_INFINITY, signal?: AbortSignal): Promise<BufferedResult | null> {
     if (signal?.aborted) throw new ClientGoneError();
-    const version = this.engine.dataVersion();
+    const version = this.engineOf(query).dataVersion();
     const capped = Number.isFinite(maxBytes) ? maxBytes : null;
     let result: QueryResult;
     try {
       result =
         this.kept(query, format, version) ??
         this.readNow(query, format) ??
-        (await this.engine.read(query, format, { streamed: false, maxBytes: capped, sending: this.sending }));
+        (await this.engineOf(query).read(query, format, { streamed: false, maxBytes: capped, sending: this.sending }));
     } catch (error) {
       // The worker stopped at the cap: the values alone were over it.
       if (error instanceof ResultTooLarge) return null;

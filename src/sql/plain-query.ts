@@ -37,7 +37,7 @@ export function tableShapes(catalog: Catalog): TableShape[] {
 
 /** A catalog over table shapes, looked up as engines/sqlite/catalog.ts does (ignoring ASCII case: identifiers.ts). */
 export function shapeCatalog(shapes: TableShape[]): Catalog {
-  const tables: TableInfo[] = shapes.map((shape) => ({ ...shape, config: { name: shape.name, description: "", columns: {}, priceTags: [] } }));
+  const tables: TableInfo[] = shapes.map((shape) => ({ ...shape, config: { name: shape.name, database: "", source: shape.name, description: "", columns: {}, priceTags: [] } }));
   const byName = new Map(tables.map((t) => [foldCase(t.name), t]));
   return { tables, table: (name) => byName.get(foldCase(name)) };
 }

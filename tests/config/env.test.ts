@@ -28,7 +28,7 @@ describe("${VAR} expansion", () => {
     );
     expect(config.server).toMatchObject({ host: "0.0.0.0", port: 9000, corsOrigins: ["https://app.example"] });
     expect(config.facilitator).toMatchObject({ url: "https://f.example", headers: { Authorization: "Bearer t0k" } });
-    expect(config.database.sqlite).toBe("/data/market.sqlite");
+    expect(config.databases).toEqual({ main: { engine: "sqlite", path: "/data/market.sqlite" } });
     const [tag] = config.tables[0]!.priceTags;
     expect(config.tables[0]!.name).toBe("swaps");
     expect(tag?.type === "per_row" && tag.amountPerItem).toBe(250000n);

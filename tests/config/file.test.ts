@@ -30,7 +30,7 @@ describe("loadConfigFile", () => {
   test("loads the full example; relative paths resolve against the file's directory", () => {
     const path = writeConfig("etc/arrow402.yaml", FULL_EXAMPLE_YAML);
     const config = loadConfigFile(path, { FACILITATOR_TOKEN: "abc" });
-    expect(config.database.sqlite).toBe(join(dir, "etc/data/market.sqlite"));
+    expect(config.databases).toEqual({ main: { engine: "sqlite", path: join(dir, "etc/data/market.sqlite") } });
     expect(config.ledger.path).toBe(join(dir, "etc/arrow402-ledger.sqlite"));
     expect(config.dashboards?.root).toBe(join(dir, "etc/dashboards"));
     expect(config.facilitator.headers).toEqual({ Authorization: "Bearer abc" });

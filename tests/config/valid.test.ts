@@ -22,13 +22,13 @@ describe("a minimal config gets every default", () => {
         shutdownMs: 10000,
       },
       facilitator: { url: "https://x402.org/facilitator", timeoutMs: 10000, headers: {} },
-      database: { sqlite: `${BASE}/db.sqlite` },
+      databases: { main: { engine: "sqlite", path: `${BASE}/db.sqlite` } },
       payment: { maxTimeoutSeconds: 300, defaultDescription: "Query execution payment" },
       ledger: { path: `${BASE}/arrow402-ledger.sqlite` },
       limits: { maxRows: 1000000, queryTimeoutMs: 10000, maxQueryBytes: 16384, maxConcurrentPerClient: 0, sendTimeoutMs: 60000, spillBudgetMb: 4096, unsentBudgetMb: 256, receiveTimeoutMs: 10000, keepAliveSeconds: 75, maxRefusedPaymentsPerMinute: 10, clientIpv6Prefix: 64, mcpMaxRows: 1000, mcpMaxBytes: 1048576, maxReplays: 3 },
       rpcUrls: DEFAULT_RPC_URLS,
       tokens: BUILTIN_TOKENS,
-      tables: [{ name: "items", description: "", columns: {}, priceTags: [] }],
+      tables: [{ name: "items", database: "main", source: "items", description: "", columns: {}, priceTags: [] }],
     });
     expect("dashboards" in config).toBe(false);
   });
@@ -39,7 +39,7 @@ describe("a minimal config gets every default", () => {
       env: {},
     });
     expect(config.server.port).toBe(4021);
-    expect(config.tables[0]).toEqual({ name: "items", description: "", columns: {}, priceTags: [] });
+    expect(config.tables[0]).toEqual({ name: "items", database: "main", source: "items", description: "", columns: {}, priceTags: [] });
   });
 });
 
@@ -49,7 +49,7 @@ describe("the full example of ARCHITECTURE.md §2", () => {
   test("server, facilitator and limits", () => {
     expect(config.server).toMatchObject({ host: "127.0.0.1", port: 4021, baseUrl: "http://localhost:4021", corsOrigins: ["*"], trustProxy: null });
     expect(config.facilitator).toEqual({ url: "https://x402.org/facilitator", timeoutMs: 10000, headers: { Authorization: "Bearer s3cret" } });
-    expect(config.database.sqlite).toBe(`${BASE}/data/market.sqlite`);
+    expect(config.databases).toEqual({ main: { engine: "sqlite", path: `${BASE}/data/market.sqlite` } });
     expect(config.ledger.path).toBe(`${BASE}/arrow402-ledger.sqlite`);
   });
 
@@ -75,6 +75,8 @@ describe("the full example of ARCHITECTURE.md §2", () => {
     expect(config.tables).toEqual([
       {
         name: "swaps",
+        database: "main",
+        source: "swaps",
         description: "DEX swaps",
         columns: { amount_usd: "Swap size in US dollars" },
         priceTags: [
@@ -84,7 +86,7 @@ describe("the full example of ARCHITECTURE.md §2", () => {
           { type: "metadata_price", payTo, token: base, amount: 10000n },
         ],
       },
-      { name: "blocks", description: "", columns: {}, priceTags: [] },
+      { name: "blocks", database: "main", source: "blocks", description: "", columns: {}, priceTags: [] },
     ]);
   });
 
@@ -192,7 +194,7 @@ describe("resolution rules", () => {
       baseDir: "conf",
       env: {},
     });
-    expect(config.database.sqlite).toBe("/data/x.sqlite");
+    expect(config.databases).toEqual({ main: { engine: "sqlite", path: "/data/x.sqlite" } });
     expect(config.ledger.path).toBe(`${process.cwd()}/ledger/l.sqlite`);
     expect(config.dashboards).toEqual({ root: `${process.cwd()}/conf/site`, entries: [] });
   });

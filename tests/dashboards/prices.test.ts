@@ -30,7 +30,7 @@ test("each kind of price tag reads as a sentence", () => {
 });
 
 test("a table says whether its queries are free", () => {
-  const table = (priceTags: PriceTag[]): TableConfig => ({ name: "t", description: "", columns: {}, priceTags });
+  const table = (priceTags: PriceTag[]): TableConfig => ({ name: "t", database: "main", source: "t", description: "", columns: {}, priceTags });
   expect(describeTablePrices(table([]))).toEqual(["Free queries"]);
   expect(describeTablePrices(table([{ type: "metadata_price", payTo, token: base, amount: 10_000n }]))).toEqual([
     "Free queries",

@@ -16,7 +16,7 @@ function market() {
   extra.close();
   const db = openReadOnly(path);
   const names = ["swaps", "blocks", "odd<table>", "pairs", "legacy", "descending", "recent_swaps"];
-  const { catalog, problems } = readCatalog(db, names.map((name) => ({ name, description: "", columns: {}, priceTags: [] })));
+  const { catalog, problems } = readCatalog(db, names.map((name) => ({ name, database: "main", source: name, description: "", columns: {}, priceTags: [] })));
   expect(problems).toEqual([]);
   return { db, table: (name: string) => catalog.table(name)! };
 }

@@ -76,7 +76,7 @@ export function setupDashboards(entries: unknown[], overrides: Record<string, un
     },
     { baseDir: dir, env: {} },
   );
-  const db = openReadOnly(config.database.sqlite);
+  const db = openReadOnly((config.databases.main as { path: string }).path);
   const { catalog, problems } = readCatalog(db, config.tables);
   if (problems.length > 0) throw new Error(problems.join("\n"));
   return { dir, root: config.dashboards?.root ?? "", config, db, catalog };

@@ -31,7 +31,7 @@ describe("devnet config", () => {
     const config = resolveConfig(Bun.YAML.parse(yaml), { baseDir: "/srv/app", env: {} });
     expect(config.facilitator.url).toBe("http://127.0.0.1:48100");
     expect(config.rpcUrls[31337]).toBe("http://127.0.0.1:48101");
-    expect(config.database.sqlite).toBe("/srv/app/.arrow402/demo/demo.sqlite");
+    expect(config.databases.main).toEqual({ engine: "sqlite", path: "/srv/app/.arrow402/demo/demo.sqlite" });
     expect(config.tables.map((t) => t.name)).toEqual(["swaps", "tokens"]);
     const [swaps, tokens] = config.tables;
     expect(tokens?.priceTags).toEqual([]);
@@ -67,7 +67,7 @@ describe("bun run devnet", () => {
       expect(output).toContain("config written to");
       const rpcUrl = /chain RPC\s+(\S+)/.exec(output)?.[1] ?? "";
       const config = resolveConfig(Bun.YAML.parse(readFileSync(file, "utf8")), { baseDir: dir, env: {} });
-      expect(config.database.sqlite).toBe(join(ROOT, ".arrow402", "demo", "demo.sqlite"));
+      expect(config.databases.main).toEqual({ engine: "sqlite", path: join(ROOT, ".arrow402", "demo", "demo.sqlite") });
       const supported = (await (await fetch(`${config.facilitator.url}/supported`)).json()) as { kinds: unknown[] };
       expect(supported.kinds).toEqual([{ x402Version: 2, scheme: "exact", network: "eip155:31337" }]);
       expect(output).toContain(String(config.tables[0]?.priceTags[0]?.token.address));

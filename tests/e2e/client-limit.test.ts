@@ -184,7 +184,7 @@ describe("a reload changes the limits, not what clients hold", () => {
   test("a query running across a SIGHUP reload still counts against its client", async () => {
     const running = query(direct, slowQuery(4));
     await Bun.sleep(300);
-    const outcome = direct.reload(() => typesConfig(dir, { tables, limits: { ...limits, receive_timeout_ms: 2_000 } }), "test");
+    const outcome = await direct.reload(() => typesConfig(dir, { tables, limits: { ...limits, receive_timeout_ms: 2_000 } }), "test");
     expect(outcome).toMatchObject({ applied: true, changed: ["limits.receive_timeout_ms"] });
     expect((await query(direct, "SELECT * FROM kinds")).status).toBe(429);
     expect((await running).status).toBe(200);

@@ -4,6 +4,7 @@
  * no longer a database, a PostgreSQL ledger that has stopped — and ready again once it is back; not
  * ready while shutting down. Readiness changes are events (and so log lines).
  */
+import { SqliteEngine } from "../../src/engines/sqlite/engine.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -84,7 +85,7 @@ test("while shutting down, the server is not ready", async () => {
   const store = await openPaymentStore({ path: join(dir, "drain-ledger.sqlite") });
   try {
     const readiness = createReadiness({
-      databasePath: join(dir, "types.sqlite"),
+      sources: new Map([["main", new SqliteEngine(join(dir, "types.sqlite"), { maxRows: 10, queryTimeoutMs: 1000 }, 1)]]),
       store,
       facilitator: createFacilitatorClient({ url: "http://127.0.0.1:1", timeoutMs: 100 }),
       networks: [],
@@ -105,7 +106,7 @@ test("a database file held by a writer is still ready (readers wait for it on wo
   writer.run("BEGIN EXCLUSIVE");
   try {
     const store = await openPaymentStore({ path: join(dir, "busy-ledger.sqlite") });
-    const report = await createReadiness({ databasePath: path, store, facilitator: createFacilitatorClient({ url: "http://127.0.0.1:1", timeoutMs: 100 }), networks: [] }).check();
+    const report = await createReadiness({ sources: new Map([["main", new SqliteEngine(path, { maxRows: 10, queryTimeoutMs: 1000 }, 1)]]), store, facilitator: createFacilitatorClient({ url: "http://127.0.0.1:1", timeoutMs: 100 }), networks: [] }).check();
     await store.close();
     expect(report.checks.database).toEqual({ ok: true });
     // The check itself did fail to read: a plain read-only connection is refused while the lock is held.

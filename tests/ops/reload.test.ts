@@ -50,7 +50,7 @@ describe("what a reload applies and what needs a restart", () => {
       [],
       ["limits.max_rows", "limits.query_timeout_ms", "limits.send_timeout_ms", "limits.keep_alive_seconds"],
     ],
-    ["the database", { database: { sqlite: "other.sqlite" } }, [], ["database.sqlite"]],
+    ["the database", { database: { sqlite: "other.sqlite" } }, [], ["databases"]],
     ["the ledger", { ledger: { path: "other-ledger.sqlite" } }, [], ["ledger"]],
     ["the bind address, with the base URL that follows it", { server: { bind: "127.0.0.1:9999" } }, [], ["server.bind", "server.base_url"]],
     ["the bind address, with a fixed base URL", { server: { bind: "127.0.0.1:9999", base_url: "http://127.0.0.1:0" } }, [], ["server.bind"]],
@@ -64,7 +64,7 @@ describe("what a reload applies and what needs a restart", () => {
     const expected: Config = {
       ...next,
       server: { ...next.server, host: running.server.host, port: running.server.port, baseUrl: needsRestart.includes("server.base_url") ? running.server.baseUrl : next.server.baseUrl },
-      database: running.database,
+      databases: running.databases,
       ledger: running.ledger,
       limits: { ...next.limits, maxRows: running.limits.maxRows, queryTimeoutMs: running.limits.queryTimeoutMs, sendTimeoutMs: running.limits.sendTimeoutMs, keepAliveSeconds: running.limits.keepAliveSeconds },
     };
@@ -113,7 +113,7 @@ describe("through a real server", () => {
     const clients = Array.from({ length: 4 }, load);
     // At least 40 reloads, and more (bounded) on a busy machine until both configs have answered.
     for (let i = 0; i < 40 || (seen.size < 2 && i < 400); i++) {
-      const outcome = server.reload(() => (i % 2 === 0 ? configFor("0.003", "config B") : configFor("0.001", "config A")), "test");
+      const outcome = await server.reload(() => (i % 2 === 0 ? configFor("0.003", "config B") : configFor("0.001", "config A")), "test");
       expect(outcome.applied).toBe(true);
       await Bun.sleep(5);
     }
@@ -124,12 +124,12 @@ describe("through a real server", () => {
   });
 
   test("a config naming a table the database lacks is refused, every problem listed; the old one keeps serving", async () => {
-    server.reload(() => configFor("0.001", "config A"), "test");
+    await server.reload(() => configFor("0.001", "config A"), "test");
     const broken = resolveConfig(
       opsRawConfig({ tables: [...itemsAt("0.005"), { name: "missing_one" }, { name: "big", columns: { nope: "x" } }] }),
       { baseDir: dir, env: {} },
     );
-    const outcome = server.reload(() => broken, "test");
+    const outcome = await server.reload(() => broken, "test");
     expect(outcome).toEqual({
       applied: false,
       problems: ["tables[2].name: no table or view named 'missing_one' in the database", "tables[3].columns.nope: no column 'nope' in table 'big'"],
@@ -138,7 +138,7 @@ describe("through a real server", () => {
   });
 
   test("a file that does not validate is refused with its problems", async () => {
-    const outcome = server.reload(() => {
+    const outcome = await server.reload(() => {
       throw new ConfigError(["tables[1].price_tags[0].amount_per_item: got the number 0.002"]);
     }, "test");
     expect(outcome).toEqual({ applied: false, problems: ["tables[1].price_tags[0].amount_per_item: got the number 0.002"] });
@@ -148,7 +148,7 @@ describe("through a real server", () => {
   test("what needs a restart keeps running as it was; metrics switched on by a reload count from the start", async () => {
     await (await fetch(server.url + queryPath("SELECT id FROM kinds"))).arrayBuffer();
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
-    const outcome = server.reload(() => configFor("0.002", "config C", { server: { bind: "127.0.0.1:0", metrics: true }, limits: { max_rows: 2, max_query_bytes: 60 } }), "test");
+    const outcome = await server.reload(() => configFor("0.002", "config C", { server: { bind: "127.0.0.1:0", metrics: true }, limits: { max_rows: 2, max_query_bytes: 60 } }), "test");
     expect(outcome).toEqual({ applied: true, changed: ["server.metrics", "payment", "limits.max_query_bytes", "tables"], needsRestart: ["limits.max_rows"] });
     // max_rows stays as the workers were started (1,000,000): four rows are served.
     expect((await fetch(server.url + queryPath("SELECT id FROM kinds"))).status).toBe(200);

@@ -30,7 +30,7 @@ beforeAll(() => {
   insert.run(2, 2.5, "abc", "abc", "12", "abc", "abc", "2024-01-02");
   writer.close();
   db = openReadOnly(path);
-  catalog = readCatalog(db, [{ name: "traps", description: "", columns: {}, priceTags: [] }]).catalog;
+  catalog = readCatalog(db, [{ name: "traps", database: "main", source: "traps", description: "", columns: {}, priceTags: [] }]).catalog;
 });
 afterAll(() => {
   db.close();

@@ -57,7 +57,7 @@ export function makeFixture(): Fixture {
   const writer = new Database(path, { create: true });
   writer.run(SCHEMA);
   writer.close();
-  const configs: TableConfig[] = CONFIGURED.map((name) => ({ name, description: `${name} table`, columns: {}, priceTags: [] }));
+  const configs: TableConfig[] = CONFIGURED.map((name) => ({ name, database: "main", source: name, description: `${name} table`, columns: {}, priceTags: [] }));
   const db = openReadOnly(path);
   const { catalog, problems } = readCatalog(db, configs);
   if (problems.length > 0) throw new Error(problems.join("\n"));

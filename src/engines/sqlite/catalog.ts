@@ -50,9 +50,19 @@ export function openReadOnly(path: string, options: ReadOnlyOptions = {}): Datab
 
 /** Reads the configured tables; returns problems (with config paths) for missing ones. */
 export function readCatalog(db: Database, tables: TableConfig[]): { catalog: Catalog; problems: string[] } {
+  const { tables: infos, problems } = describeTables(db, tables.map((config, index) => ({ config, index })));
+  const byName = new Map(infos.map((t) => [foldCase(t.name), t]));
+  return {
+    catalog: { tables: infos, table: (name) => byName.get(foldCase(name)) },
+    problems,
+  };
+}
+
+/** The tables of the config at their indices, as the file has them, and a problem for each one missing. */
+export function describeTables(db: Database, tables: readonly { config: TableConfig; index: number }[]): { tables: TableInfo[]; problems: string[] } {
   const problems: string[] = [];
   const infos: TableInfo[] = [];
-  tables.forEach((config, i) => {
+  tables.forEach(({ config, index: i }) => {
     const row = db
       .query<{ type: string; name: string; sql: string | null }, [string]>(
         "SELECT type, name, sql FROM sqlite_schema WHERE type IN ('table','view') AND name = ?1 COLLATE NOCASE",
@@ -81,11 +91,7 @@ export function readCatalog(db: Database, tables: TableConfig[]): { catalog: Cat
     const limitBounded = row.type === "table" || projectsATable(db, row.sql);
     infos.push({ name: row.name, columns, hasRowid: form.hasRowid, limitBounded, config });
   });
-  const byName = new Map(infos.map((t) => [foldCase(t.name), t]));
-  return {
-    catalog: { tables: infos, table: (name) => byName.get(foldCase(name)) },
-    problems,
-  };
+  return { tables: infos, problems };
 }
 
 interface DescribedColumn {

@@ -7,7 +7,8 @@
  * nothing of SQLite.
  */
 import type { Database } from "bun:sqlite";
-import type { ReadOptions, TableEngine } from "../engine.ts";
+import type { TableConfig } from "../../config/types.ts";
+import type { Described, ReadOptions, TableEngine } from "../engine.ts";
 import { ServerBusyError } from "../../errors.ts";
 import type { OutputFormat } from "../../formats/registry.ts";
 import { CountCache } from "../../results/count-cache.ts";
@@ -15,7 +16,7 @@ import type { SendingOptions } from "../../results/outgoing.ts";
 import { ResultStream, workerError, type QueryResult } from "../../results/result-stream.ts";
 import { BUSY_MESSAGE, BUSY_RETRY_SECONDS } from "../../results/sent-body.ts";
 import { countSql, type ValidatedQuery } from "../../sql/dialect.ts";
-import { openReadOnly } from "./catalog.ts";
+import { describeTables, isBusy, openReadOnly } from "./catalog.ts";
 import { InlineReader } from "./inline.ts";
 import { LaneClassifier } from "./lanes.ts";
 import { WorkerPool, type WorkerSlot } from "./pool.ts";
@@ -54,7 +55,7 @@ export class SqliteEngine implements TableEngine {
   }
 
   constructor(
-    dbPath: string,
+    private readonly dbPath: string,
     private readonly limits: SqliteLimits,
     workers = Math.max(2, navigator.hardwareConcurrency),
   ) {
@@ -88,6 +89,29 @@ export class SqliteEngine implements TableEngine {
     this.inline.close();
     this.stripes.close();
     this.versionDb.close();
+  }
+
+  async describe(tables: readonly { config: TableConfig; index: number }[]): Promise<Described> {
+    const db = openReadOnly(this.dbPath);
+    try {
+      return describeTables(db, tables);
+    } finally {
+      db.close();
+    }
+  }
+
+  /** The file opens and answers on a connection of its own; a writer holding its lock counts as up (queries wait for it). */
+  async ping(): Promise<void> {
+    let db;
+    try {
+      db = openReadOnly(this.dbPath);
+      db.query("SELECT count(*) FROM sqlite_schema").get();
+    } catch (error) {
+      if (isBusy(error)) return;
+      throw new Error(`the database file does not open or answer: ${(error as Error).message}`);
+    } finally {
+      db?.close();
+    }
   }
 
   /** SQLite's `PRAGMA data_version` in the small reads' snapshot (inline.ts). */

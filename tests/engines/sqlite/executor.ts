@@ -4,9 +4,11 @@ import { SqliteEngine, type SqliteLimits } from "../../../src/engines/sqlite/eng
 import { QueryExecutor, type DeliveryLimits } from "../../../src/results/executor.ts";
 
 export class SqliteExecutor extends QueryExecutor {
-  declare readonly engine: SqliteEngine;
+  readonly engine: SqliteEngine;
 
   constructor(path: string, limits: SqliteLimits & DeliveryLimits & Partial<Config["limits"]>, workers?: number) {
-    super(new SqliteEngine(path, limits, workers), limits);
+    const engine = new SqliteEngine(path, limits, workers);
+    super(engine, limits);
+    this.engine = engine;
   }
 }

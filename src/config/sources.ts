@@ -1,0 +1,110 @@
+/**
+ * The sources of tables (DESIGN.md §14): `database: { sqlite: ./file.sqlite }`, the one-file form,
+ * is the source named `main`; `databases:` names several, each one SQLite file or one PostgreSQL
+ * database. Exactly one of the two keys. A table says which source serves it (`database:`,
+ * required once there are several) and, for PostgreSQL, its name there (`source:`).
+ */
+import { resolve } from "node:path";
+import { checkPostgresUrl } from "./ledger.ts";
+import { describeKind, isRecord, type Problems } from "./problems.ts";
+import type { SourceConfig, TableConfig } from "./types.ts";
+
+/** The one-file form's source. */
+export const MAIN_SOURCE = "main";
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+const DEFAULT_SCHEMA = "public";
+const DEFAULT_MAX_CONNECTIONS = 8;
+const PG_EXAMPLE = "postgres://reader:${PG_PASSWORD}@db.internal:5432/market";
+const KEYS: Record<SourceConfig["engine"], string[]> = {
+  sqlite: ["sqlite"],
+  postgres: ["postgres", "schema", "max_connections"],
+};
+
+export function resolveSources(database: unknown, databases: unknown, baseDir: string, problems: Problems): Record<string, SourceConfig> {
+  if (database !== undefined && databases !== undefined) {
+    problems.add(["databases"], "and database: are both set; keep one: database: { sqlite: … } for one SQLite file, or databases: for named sources");
+    return {};
+  }
+  if (database === undefined && databases === undefined) {
+    problems.add(["database"], "is required: write database: { sqlite: ./market.sqlite }, or databases: with named sources");
+    return {};
+  }
+  if (database !== undefined) {
+    // The shape was checked by the schema.
+    const path = isRecord(database) && typeof database.sqlite === "string" ? database.sqlite : "";
+    return path === "" ? {} : { [MAIN_SOURCE]: { engine: "sqlite", path: resolve(baseDir, path) } };
+  }
+  if (!isRecord(databases)) return {};
+  const sources: Record<string, SourceConfig> = {};
+  for (const [name, entry] of Object.entries(databases)) {
+    const source = resolveSource(name, entry, baseDir, problems);
+    if (source !== undefined) sources[name] = source;
+  }
+  if (Object.keys(databases).length === 0) problems.add(["databases"], "names no source; add one, e.g. main: { sqlite: ./market.sqlite }");
+  return sources;
+}
+
+function resolveSource(name: string, entry: unknown, baseDir: string, problems: Problems): SourceConfig | undefined {
+  const at = ["databases", name];
+  if (!NAME.test(name)) problems.add(at, "is not a usable source name: letters, digits, _ and -, starting with a letter or _");
+  if (!isRecord(entry)) {
+    problems.add(at, `got ${describeKind(entry)}; write sqlite: <path> or postgres: <url>`);
+    return undefined;
+  }
+  const engines = (Object.keys(KEYS) as SourceConfig["engine"][]).filter((engine) => entry[engine] !== undefined);
+  if (engines.length !== 1) {
+    problems.add(at, engines.length === 0 ? "names no engine: write sqlite: <path> or postgres: <url>" : `names ${engines.join(" and ")}: keep one`);
+    return undefined;
+  }
+  const engine = engines[0]!;
+  for (const key of Object.keys(entry)) {
+    if (!KEYS[engine].includes(key)) problems.add([...at, key], `is not a setting of a ${engine} source; use ${KEYS[engine].join(", ")}`);
+  }
+  const value = entry[engine];
+  if (typeof value !== "string" || value === "") {
+    problems.add([...at, engine], `got ${describeKind(value)}; write ${engine === "sqlite" ? "the path of the file" : `a URL, e.g. ${PG_EXAMPLE}`}`);
+    return undefined;
+  }
+  if (engine === "sqlite") return { engine, path: resolve(baseDir, value) };
+  if (!checkPostgresUrl(value, [...at, engine], problems, PG_EXAMPLE)) return undefined;
+  const schema = entry.schema ?? DEFAULT_SCHEMA;
+  if (typeof schema !== "string" || schema === "") {
+    problems.add([...at, "schema"], `got ${describeKind(schema)}; write the schema's name, e.g. public`);
+    return undefined;
+  }
+  const max = entry.max_connections ?? DEFAULT_MAX_CONNECTIONS;
+  if (typeof max !== "number" || !Number.isInteger(max) || max < 1) {
+    problems.add([...at, "max_connections"], `got ${describeKind(max)}; write a whole number of at least 1`);
+    return undefined;
+  }
+  return { engine, url: value, schema, maxConnections: max };
+}
+
+/** Checks each table's `database:` and `source:` against the sources; fills in their defaults. */
+export function assignSources(tables: TableConfig[], rawTables: unknown, sources: Record<string, SourceConfig>, problems: Problems): void {
+  const names = Object.keys(sources);
+  const raw = Array.isArray(rawTables) ? rawTables : [];
+  tables.forEach((table, index) => {
+    const entry = isRecord(raw[index]) ? raw[index] : {};
+    const at = ["tables", index];
+    const database = typeof entry.database === "string" ? entry.database : undefined;
+    if (database === undefined) {
+      if (names.length > 1) problems.add([...at, "database"], `is required with several sources: write one of ${names.join(", ")}`);
+      table.database = names[0] ?? MAIN_SOURCE;
+    } else {
+      if (!names.includes(database) && names.length > 0) problems.add([...at, "database"], `names no source; write one of ${names.join(", ")}`);
+      table.database = database;
+    }
+    const source = typeof entry.source === "string" ? entry.source : undefined;
+    if (source !== undefined && sources[table.database]?.engine === "sqlite") {
+      problems.add([...at, "source"], "is for tables of other engines; a SQLite table is served under its own name: remove source:, or rename the table");
+    }
+    table.source = source ?? table.name;
+  });
+}
+
+/** The SQLite files among the sources (the ledger must not be one of them). */
+export function sqlitePaths(sources: Record<string, SourceConfig>): string[] {
+  return Object.values(sources).flatMap((source) => (source.engine === "sqlite" ? [source.path] : []));
+}
