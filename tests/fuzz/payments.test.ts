@@ -17,7 +17,7 @@ import { checkMoney } from "./money.ts";
 import { alterPayment } from "./payment-gen.ts";
 import { exchange, type Exchange, type FuzzRequest } from "./raw-http.ts";
 import { fuzzSettings, share, type Random } from "./random.ts";
-import { FuzzRun, unlessBusy, type FuzzCase } from "./runner.ts";
+import { FuzzRun, unlessBusy, unlessSlow, type FuzzCase } from "./runner.ts";
 
 const settings = fuzzSettings();
 const COUNT = share(settings, 0.15);
@@ -63,7 +63,7 @@ function quoteOf(target: PaidTarget): Promise<PaymentRequired> {
   const key = `${target.server().name} ${target.target}`;
   let quote = quotes.get(key);
   if (quote === undefined) {
-    quote = unlessBusy(() => exchange(target.server().origin, { method: "GET", target: target.target, headers: [] }, 30_000)).then((result) => {
+    quote = unlessSlow(() => exchange(target.server().origin, { method: "GET", target: target.target, headers: [] }, 30_000)).then((result) => {
       if (result.kind !== "response" || result.response.status !== 402) throw new Error(`no 402 for ${key}: ${JSON.stringify(result).slice(0, 300)}`);
       return JSON.parse(new TextDecoder().decode(result.response.body)) as PaymentRequired;
     });
