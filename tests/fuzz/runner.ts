@@ -150,8 +150,7 @@ export class FuzzRun {
 
   /** Every server still answers `GET /api/` with 200, and every subprocess still runs. */
   async checkAlive(when: string): Promise<void> {
-    for (const server of [this.env.main, this.env.tight, this.env.process]) {
-      if (server === null) continue;
+    for (const server of this.env.servers()) {
       if (!server.alive()) {
         this.failures.push(`[seed ${this.settings.seed}, ${this.file}] the ${server.name} server process died ${when}:\n${server.output().slice(-3000)}`);
         continue;
