@@ -393,13 +393,12 @@ async function replayCase(rng: Random, index: number): Promise<FuzzCase> {
 
 test(`probes, OFFSET probes and replays on tables whose quotes tell nothing (${COUNT} cases, seed ${settings.seed})`, async () => {
   run = new FuzzRun("oracles", settings, env);
-  await run.run(COUNT, (rng, index) =>
-    rng.weighted<(rng: Random, index: number) => Promise<FuzzCase>>([
-      [5, probeCase],
-      [2, offsetCase],
-      [2, replayCase],
-    ])(rng, index),
-  );
+  const kinds: [number, (rng: Random, index: number) => Promise<FuzzCase>][] = [
+    [5, probeCase],
+    [2, offsetCase],
+    [2, replayCase],
+  ];
+  await run.run(COUNT, (rng, index) => rng.weighted(kinds)(rng, index));
   console.log(`oracle fuzz, seed ${settings.seed}: ${run.summary()}`);
   console.log(`oracle fuzz, seed ${settings.seed}, later requests: ${[...tally].sort().map(([key, n]) => `${key}: ${n}`).join(", ")}`);
   run.assertClean();

@@ -91,7 +91,7 @@ export function probe(rng: Random, maxRows: number): Probe {
 
   if (rng.chance(0.1)) {
     // Past the time limit or not, depending on how many rows the WHERE scans (those at or after the row).
-    const repeat = rng.int(5, 60);
+    const repeat = rng.int(3, 30);
     const selector = (row: number) => `id >= ${row * 2_500}`;
     return {
       table: "slow_vault",
