@@ -80,6 +80,11 @@ async function sign(rng: Random, signer: Payer, target: PaidTarget) {
   return signer.sign({ ...required, accepts: [rng.pick(required.accepts)] });
 }
 
+/** The same offer: what the signed authorization pays (amount, asset, recipient, network). */
+function sameOffer(a: PaymentRequired["accepts"][number], b: PaymentRequired["accepts"][number]): boolean {
+  return a.amount === b.amount && a.network === b.network && a.asset.toLowerCase() === b.asset.toLowerCase() && a.payTo.toLowerCase() === b.payTo.toLowerCase();
+}
+
 /** The server's key of a payment (network|asset|from|nonce, lower case), or null for a value that has none. */
 function paymentKeyOf(payload: any): string | null {
   const parts = [payload?.accepted?.network, payload?.accepted?.asset, payload?.payload?.authorization?.from, payload?.payload?.authorization?.nonce];
@@ -144,7 +149,11 @@ test(`altered payments get documented answers and never pay (${COUNT} requests, 
     if (rng.chance(0.03)) headers.push(["PAYMENT-SIGNATURE", rng.pick([altered.header!, "e30="])]);
     rng.shuffle(headers);
     const request: FuzzRequest = { method: "GET", target: target.target, headers };
-    const mustRefuse = signer === "unfunded" ? "signed by an account without funds" : signer === "other resource" ? "signed for another resource's offer" : altered.mustRefuse ? altered.name : undefined;
+    // A payment names the resource it was signed for; without that name it is bound to none until first
+    // used (README "Bound to its resource"), so it may pay any resource that makes the same offer.
+    const unbound = altered.name === "resource missing" && (await quoteOf(target)).accepts.some((offer) => sameOffer(offer, payload.accepted));
+    const boundElsewhere = signer === "other resource" && !unbound;
+    const mustRefuse = signer === "unfunded" ? "signed by an account without funds" : boundElsewhere ? "signed for another resource's offer" : altered.mustRefuse ? altered.name : undefined;
     const fuzzCase: FuzzCase = { kind: `payment/${mustRefuse ? "must-refuse" : "may-pay"}`, server, request, mustRefuse, note: `${target.label}; ${altered.name}` };
 
     const mode = rng.weighted<"once" | "again" | "twice at once" | "elsewhere" | "abandoned">([
