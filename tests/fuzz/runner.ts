@@ -52,12 +52,17 @@ export function refusedForTime(result: Exchange): boolean {
   return VALIDATION_DEADLINE.test(text) || TIME_LIMIT.test(text);
 }
 
-/** For a request whose answer a case needs (a quote): sent again while busy, or while it is refused for time. */
+/**
+ * For a request whose answer a case needs (a quote): sent again while busy, or while it is refused
+ * for time, waiting longer each time (about 15 s in all). After a query is stopped at the time limit
+ * its worker is replaced, and the fresh worker's start counts against the query it is handed: on the
+ * tight server (25 ms) a quote can meet the limit several times in a row while other cases run.
+ */
 export async function unlessSlow(send: () => Promise<Exchange>): Promise<Exchange> {
   for (let attempt = 0; ; attempt++) {
     const result = await unlessBusy(send);
-    if (!refusedForTime(result) || attempt >= 10) return result;
-    await Bun.sleep(200);
+    if (!refusedForTime(result) || attempt >= 20) return result;
+    await Bun.sleep(Math.min(100 * 2 ** attempt, 1_000));
   }
 }
 
