@@ -45,23 +45,27 @@ export const VALIDATION_DEADLINE = /too complex to validate within \d+ ms/;
 /** A query, or a quote's count, stopped at the time limit (the tight server's is 25 ms): as likely on a loaded machine. */
 const TIME_LIMIT = /ran longer than the \d+ ms limit/;
 
-/** Whether the answer is a refusal for time that a less loaded machine would not have given. */
-export function refusedForTime(result: Exchange): boolean {
+/**
+ * Whether the answer is a refusal that a less loaded machine would not have given: for time, or an
+ * MCP tool refused as busy (429, 503 inside a 200, which unlessBusy does not see).
+ */
+export function refusedForLoad(result: Exchange): boolean {
   if (result.kind !== "response" || (result.response.status !== 400 && result.response.status !== 200)) return false;
   const text = new TextDecoder().decode(result.response.body.subarray(0, 4096));
-  return VALIDATION_DEADLINE.test(text) || TIME_LIMIT.test(text);
+  const toolStatus = /"structuredContent":\{"status":(\d+)/.exec(text)?.[1];
+  return VALIDATION_DEADLINE.test(text) || TIME_LIMIT.test(text) || toolStatus === "429" || toolStatus === "503";
 }
 
 /**
  * For a request whose answer a case needs (a quote): sent again while busy, or while it is refused
- * for time, waiting longer each time (about 15 s in all). After a query is stopped at the time limit
+ * for load, waiting longer each time (about 15 s in all). After a query is stopped at the time limit
  * its worker is replaced, and the fresh worker's start counts against the query it is handed: on the
  * tight server (25 ms) a quote can meet the limit several times in a row while other cases run.
  */
 export async function unlessSlow(send: () => Promise<Exchange>): Promise<Exchange> {
   for (let attempt = 0; ; attempt++) {
     const result = await unlessBusy(send);
-    if (!refusedForTime(result) || attempt >= 20) return result;
+    if (!refusedForLoad(result) || attempt >= 20) return result;
     await Bun.sleep(Math.min(100 * 2 ** attempt, 1_000));
   }
 }
