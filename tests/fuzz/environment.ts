@@ -4,7 +4,10 @@
  * - `main`: generous limits and dashboards (with a file outside their folder, and a symlink to it);
  * - `tight`: a tiny query time limit, row limit, MCP row cap and per-client limit, and dashboards
  *   configured but not generated, so the limit, 429 and 503 paths are hit;
- * - `process` (optional): `bun src/main.ts serve` as a subprocess, so a crash shows as a dead process.
+ * - `process` (optional): `bun src/main.ts serve` as a subprocess, so a crash shows as a dead process;
+ * - `sealed` (optional): tables whose quotes tell nothing about the data (DESIGN.md §17), over the
+ *   fixture of sealed-tables.ts: values that fail, a table slow enough for the time limit, and one
+ *   the fuzzer writes to between presentations of a payment.
  */
 import { Database } from "bun:sqlite";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -17,6 +20,7 @@ import { startServer } from "../../src/server.ts";
 import { defaultTables, QUERY_DESCRIPTION, startPaidSandbox, TOKEN_KEY, TOKEN_SYMBOL, type PaidSandbox } from "../support/paid-server.ts";
 import { freePort, spawnServe, type ServerProcess } from "../support/serve-process.ts";
 import { SECRET_MARKER, type ServerUnderTest } from "./oracle.ts";
+import { createSealedTables, SEALED_LIMITS, sealedTables } from "./sealed-tables.ts";
 import { TableReads } from "./table-reads.ts";
 import type { FuzzCatalog } from "./sql-gen.ts";
 
@@ -40,15 +44,19 @@ export interface FuzzEnvironment {
   main: FuzzServer;
   tight: FuzzServer;
   process: FuzzServer | null;
+  sealed: FuzzServer | null;
+  /** Every server started, for the checks that look at all of them. */
+  servers(): FuzzServer[];
   stop(): Promise<void>;
 }
 
-interface Limits {
+export interface Limits {
   query_timeout_ms: number;
   max_rows?: number;
   mcp_max_rows?: number;
   max_concurrent_per_client?: number;
   max_refused_payments_per_minute?: number;
+  mcp_max_bytes?: number;
 }
 
 // Every fuzz request comes from one address and many of its payments are refused on purpose: the
@@ -56,11 +64,17 @@ interface Limits {
 const MAIN_LIMITS: Limits = { query_timeout_ms: 3_000, max_refused_payments_per_minute: 0 };
 const TIGHT_LIMITS: Limits = { query_timeout_ms: 25, max_rows: 3, mcp_max_rows: 2, max_concurrent_per_client: 2, max_refused_payments_per_minute: 0 };
 const FACILITATOR_TIMEOUT_MS = 2_000;
+/**
+ * The sealed server's: no facilitator failure is staged for it, and its cases pay (and fail after
+ * /verify) often; a loaded machine must not turn a slow /verify or /settle into a 500.
+ */
+const SEALED_FACILITATOR_TIMEOUT_MS = 10_000;
 /** Beyond what the limits allow a request (validation queue, worker queue, query, /verify, /settle), for a busy machine. */
 const MARGIN_MS = 8_000;
 
-export async function startEnvironment(options: { process: boolean }): Promise<FuzzEnvironment> {
+export async function startEnvironment(options: { process: boolean; sealed?: boolean }): Promise<FuzzEnvironment> {
   const sandbox = await startPaidSandbox();
+  if (options.sealed) createSealedTables(sandbox.databasePath);
   const started: FuzzServer[] = [];
   // As `arrow402 serve` does (README "Limits and behaviour under load"): heads up to 64 KiB. The
   // limit is the process's: it is put back afterwards for the other test files.
@@ -69,12 +83,14 @@ export async function startEnvironment(options: { process: boolean }): Promise<F
   try {
     raiseRequestHeadLimit(16_384);
     const dashboards = writeDashboards(sandbox.dir);
-    const main = await inProcess(sandbox, "main", MAIN_LIMITS, { root: dashboards, entries: [{ slug: "dex", title: "DEX", table: "flat_items" }, { slug: "free-kinds", title: "Kinds", table: "kinds" }] });
+    const main = await inProcess(sandbox, "main", MAIN_LIMITS, { dashboards: { root: dashboards, entries: [{ slug: "dex", title: "DEX", table: "flat_items" }, { slug: "free-kinds", title: "Kinds", table: "kinds" }] } });
     started.push(main);
-    const tight = await inProcess(sandbox, "tight", TIGHT_LIMITS, { root: join(sandbox.dir, "not-generated"), entries: [{ slug: "dex", title: "DEX", table: "flat_items" }] });
+    const tight = await inProcess(sandbox, "tight", TIGHT_LIMITS, { dashboards: { root: join(sandbox.dir, "not-generated"), entries: [{ slug: "dex", title: "DEX", table: "flat_items" }] } });
     started.push(tight);
     const process = options.process ? await subprocess(sandbox) : null;
     if (process) started.push(process);
+    const sealed = options.sealed ? await inProcess(sandbox, "sealed", SEALED_LIMITS, { tables: sealedTables(sandbox.devnet.payTo), facilitatorTimeoutMs: SEALED_FACILITATOR_TIMEOUT_MS }) : null;
+    if (sealed) started.push(sealed);
     const reads = new TableReads(sandbox.databasePath);
     return {
       sandbox,
@@ -83,6 +99,8 @@ export async function startEnvironment(options: { process: boolean }): Promise<F
       main,
       tight,
       process,
+      sealed,
+      servers: () => [...started],
       async stop() {
         reads.close();
         for (const server of started) await server.stop();
@@ -115,30 +133,38 @@ function writeDashboards(dir: string): string {
   return root;
 }
 
-function rawConfig(sandbox: PaidSandbox, name: string, limits: Limits, bind: string, dashboards?: { root: string; entries: unknown[] }) {
+/** What sets a server apart beyond its limits (defaults: no dashboards, the default tables, FACILITATOR_TIMEOUT_MS). */
+interface Setup {
+  dashboards?: { root: string; entries: unknown[] };
+  tables?: unknown[];
+  facilitatorTimeoutMs?: number;
+}
+
+function rawConfig(sandbox: PaidSandbox, name: string, limits: Limits, bind: string, setup: Setup = {}) {
   const { key: _key, ...token } = sandbox.devnet.tokenConfig();
+  const { dashboards, tables = defaultTables(sandbox.devnet.payTo), facilitatorTimeoutMs = FACILITATOR_TIMEOUT_MS } = setup;
   return {
     server: { bind },
-    facilitator: { url: sandbox.proxy.url, timeout_ms: FACILITATOR_TIMEOUT_MS },
+    facilitator: { url: sandbox.proxy.url, timeout_ms: facilitatorTimeoutMs },
     database: { sqlite: "./paid.sqlite" },
     ledger: { path: `./fuzz-${name}/ledger.sqlite` },
     payment: { max_timeout_seconds: 300, default_description: QUERY_DESCRIPTION },
     limits,
     rpc_urls: { [String(sandbox.devnet.chainId)]: sandbox.devnet.rpcUrl },
     tokens: { [TOKEN_KEY]: { ...token, symbol: TOKEN_SYMBOL, network_label: "devnet" } },
-    tables: defaultTables(sandbox.devnet.payTo),
+    tables,
     ...(dashboards === undefined ? {} : { dashboards }),
   };
 }
 
-function boundFor(limits: Limits): number {
+function boundFor(limits: Limits, facilitatorTimeoutMs = FACILITATOR_TIMEOUT_MS): number {
   // A validation may wait 2 s for a validator; a query waits for a worker, then runs, each up to the time limit.
-  return 2_000 + 2 * limits.query_timeout_ms + 2 * FACILITATOR_TIMEOUT_MS + MARGIN_MS;
+  return 2_000 + 2 * limits.query_timeout_ms + 2 * facilitatorTimeoutMs + MARGIN_MS;
 }
 
-async function inProcess(sandbox: PaidSandbox, name: string, limits: Limits, dashboards?: { root: string; entries: unknown[] }): Promise<FuzzServer> {
+async function inProcess(sandbox: PaidSandbox, name: string, limits: Limits, setup: Setup = {}): Promise<FuzzServer> {
   const path = join(sandbox.dir, `fuzz-${name}.yaml`);
-  writeFileSync(path, Bun.YAML.stringify(rawConfig(sandbox, name, limits, "127.0.0.1:0", dashboards), null, 2));
+  writeFileSync(path, Bun.YAML.stringify(rawConfig(sandbox, name, limits, "127.0.0.1:0", setup), null, 2));
   const config = resolveConfig(Bun.YAML.parse(await Bun.file(path).text()), { baseDir: sandbox.dir, env: {} });
   const running = await startServer(config);
   return {
@@ -146,7 +172,7 @@ async function inProcess(sandbox: PaidSandbox, name: string, limits: Limits, das
     url: running.url,
     origin: new URL(running.url),
     headLimit: requestHeadLimit(),
-    boundMs: boundFor(limits),
+    boundMs: boundFor(limits, setup.facilitatorTimeoutMs),
     config: { ...config, server: { ...config.server, baseUrl: running.url } },
     ledgerPath: config.ledger.path!,
     slugs: config.dashboards?.entries.map((entry) => entry.slug) ?? [],

@@ -7,6 +7,7 @@ import { httpRequest, queryTarget } from "./http-gen.ts";
 import { mcpMessage } from "./mcp-gen.ts";
 import { literal, serialize, type FuzzRequest } from "./raw-http.ts";
 import { fuzzSettings, Random } from "./random.ts";
+import { journalQuery, offsetProbe, probe } from "./sealed-gen.ts";
 import { sqlText, type FuzzCatalog } from "./sql-gen.ts";
 
 const CATALOG: FuzzCatalog = {
@@ -45,6 +46,37 @@ describe("seeds", () => {
     expect(fuzzSettings({ ARROW402_FUZZ_SEED: "7", ARROW402_FUZZ_REQUESTS: "20000" })).toEqual({ seed: 7, requests: 20000 });
     expect(() => fuzzSettings({ ARROW402_FUZZ_SEED: "x" })).toThrow("ARROW402_FUZZ_SEED must be a non-negative integer");
     expect(() => fuzzSettings({ ARROW402_FUZZ_REQUESTS: "1.5" })).toThrow("ARROW402_FUZZ_REQUESTS");
+  });
+});
+
+describe("oracle probes (sealed-gen.ts)", () => {
+  /** The SQL texts of cases 0..n-1: both of each probe pair, both offsets, a journal read. */
+  function texts(seed: number, n = 200): string[] {
+    return Array.from({ length: n }, (_, index) => {
+      const rng = Random.derive(seed, `oracles#${index}`);
+      const pair = probe(rng, 20);
+      const offsets = offsetProbe(rng, 20);
+      return [...pair.rows.map((row) => pair.sql(row)), ...offsets.offsets.map((k) => offsets.sql(k)), journalQuery(rng, [1000, 1001, 1002], 20)];
+    }).flat();
+  }
+
+  test("the same seed gives the same SQL", () => {
+    expect(texts(402)).toEqual(texts(402));
+    const other = texts(403);
+    expect(texts(402).filter((sql, i) => sql === other[i]).length).toBeLessThan(200);
+  });
+
+  test("the two SQL of a pair differ only where they name the row, or the OFFSET", () => {
+    for (let index = 0; index < 500; index++) {
+      const rng = Random.derive(402, `pairs#${index}`);
+      const pair = probe(rng, 20);
+      const [a, b] = pair.rows.map((row) => pair.sql(row).replaceAll(pair.selector(row), "<row>"));
+      expect(a).toBe(b!);
+      expect(a).toContain("<row>");
+      const offsets = offsetProbe(rng, 20);
+      const [x, y] = offsets.offsets.map((k) => offsets.sql(k).replace(/OFFSET (0x)?[0-9a-f]+$|LIMIT (0x)?[0-9a-f]+,/, "<k>"));
+      expect(x).toBe(y!);
+    }
   });
 });
 

@@ -74,7 +74,8 @@ function checkToolResult(result: any, call: ToolCall | undefined, reads: TableRe
   if (call?.tool === "query" && typeof (call.args as { sql?: unknown })?.sql === "string") {
     const tables = reads.of((call.args as { sql: string }).sql);
     if (tables === null) problems.push("data for SQL that SQLite itself cannot prepare");
-    else if ([...tables].some((table) => table !== "kinds") && !paid) problems.push(`rows of ${[...tables].join(", ")} delivered over MCP without a settlement`);
+    // An empty result priced at 0 is served free (README "Zero"), except where the schema is sold ('items').
+    else if ([...tables].some((table) => table !== "kinds") && !paid && !(Array.isArray(structured?.rows) && structured.rows.length === 0 && !tables.has("items"))) problems.push(`rows of ${[...tables].join(", ")} delivered over MCP without a settlement`);
   }
   if (call?.tool === "describe_table" && structured?.table_name === "items" && !paid) problems.push("the paid metadata of 'items' delivered over MCP without a settlement");
   if (call?.tool === "list_tables") {

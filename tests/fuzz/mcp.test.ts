@@ -16,7 +16,7 @@ import { checkMoney } from "./money.ts";
 import { alterPayment } from "./payment-gen.ts";
 import { exchange, type Exchange } from "./raw-http.ts";
 import { fuzzSettings, share, type Random } from "./random.ts";
-import { FuzzRun, unlessBusy, type FuzzCase } from "./runner.ts";
+import { FuzzRun, unlessSlow, type FuzzCase } from "./runner.ts";
 import { sqlText } from "./sql-gen.ts";
 
 const settings = fuzzSettings();
@@ -51,7 +51,7 @@ function quoteOf(server: FuzzServer, call: ToolCall): Promise<PaymentRequired> {
   const key = `${server.name} ${JSON.stringify(call)}`;
   let quote = quotes.get(key);
   if (quote === undefined) {
-    quote = unlessBusy(() => exchange(server.origin, { method: "POST", target: "/mcp", headers: MCP_HEADERS, body: callBody(call, 1) }, 30_000)).then((result) => {
+    quote = unlessSlow(() => exchange(server.origin, { method: "POST", target: "/mcp", headers: MCP_HEADERS, body: callBody(call, 1) }, 30_000)).then((result) => {
       const text = result.kind === "response" ? new TextDecoder().decode(result.response.body) : result.kind;
       const structured = JSON.parse(text)?.result?.structuredContent;
       if (structured?.x402Version !== 2) throw new Error(`no PaymentRequired for ${key}: ${text.slice(0, 300)}`);

@@ -73,7 +73,7 @@ export async function checkMoney(facts: MoneyFacts): Promise<string[]> {
     transactions.set(receipt.transaction, resources);
   }
 
-  const rows = [env.main, env.tight, env.process].flatMap((server) => (server === null ? [] : ledgerRows(server).map((row) => ({ server, row }))));
+  const rows = env.servers().flatMap((server) => ledgerRows(server).map((row) => ({ server, row })));
   const named = (key: string) => (facts.caseOf?.(key) === undefined ? key : `${key}, sent by ${facts.caseOf(key)}`);
   const unanswered = rows.filter(({ row }) => row.status === "settled" && !transactions.has(row.tx_hash) && facts.unanswered?.has(row.payment_key));
   const counted = new Set([...transactions.keys(), ...unanswered.map(({ row }) => row.tx_hash)]);

@@ -8,7 +8,7 @@
  * holds the secret kept beside the dashboards.
  */
 import { headBytes, type Exchange, type FuzzRequest, type RawResponse } from "./raw-http.ts";
-import { resultProblem } from "./result-format.ts";
+import { holdsNoRows, resultProblem } from "./result-format.ts";
 import type { TableReads } from "./table-reads.ts";
 
 /** Written next to the dashboards folder: no response may ever contain it (DESIGN.md §7). */
@@ -207,8 +207,10 @@ function checkDelivery(facts: CaseFacts, response: RawResponse, text: string, re
       return;
     }
     const tables = reads.of(sql);
+    // An empty result priced at 0 is served free (README "Zero"), except where the schema is sold ('items').
+    const freeEmpty = malformed === null && holdsNoRows(response) && tables !== null && !tables.has("items");
     if (tables === null) problems.push("a 200 for SQL that SQLite itself cannot prepare");
-    else if ([...tables].some((table) => table !== "kinds") && receipt?.success !== true) problems.push(`data of ${[...tables].join(", ")} delivered without a settlement`);
+    else if ([...tables].some((table) => table !== "kinds") && receipt?.success !== true && !freeEmpty) problems.push(`data of ${[...tables].join(", ")} delivered without a settlement`);
   }
   if (path.startsWith("/api/table/") && response.headers["content-type"]?.startsWith("application/json")) {
     const document = parseJson(text);

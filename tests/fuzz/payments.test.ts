@@ -17,7 +17,7 @@ import { checkMoney } from "./money.ts";
 import { alterPayment } from "./payment-gen.ts";
 import { exchange, type Exchange, type FuzzRequest } from "./raw-http.ts";
 import { fuzzSettings, share, type Random } from "./random.ts";
-import { FuzzRun, unlessBusy, type FuzzCase } from "./runner.ts";
+import { FuzzRun, unlessBusy, unlessSlow, type FuzzCase } from "./runner.ts";
 
 const settings = fuzzSettings();
 const COUNT = share(settings, 0.15);
@@ -63,7 +63,7 @@ function quoteOf(target: PaidTarget): Promise<PaymentRequired> {
   const key = `${target.server().name} ${target.target}`;
   let quote = quotes.get(key);
   if (quote === undefined) {
-    quote = unlessBusy(() => exchange(target.server().origin, { method: "GET", target: target.target, headers: [] }, 30_000)).then((result) => {
+    quote = unlessSlow(() => exchange(target.server().origin, { method: "GET", target: target.target, headers: [] }, 30_000)).then((result) => {
       if (result.kind !== "response" || result.response.status !== 402) throw new Error(`no 402 for ${key}: ${JSON.stringify(result).slice(0, 300)}`);
       return JSON.parse(new TextDecoder().decode(result.response.body)) as PaymentRequired;
     });
@@ -78,6 +78,11 @@ function quoteOf(target: PaidTarget): Promise<PaymentRequired> {
 async function sign(rng: Random, signer: Payer, target: PaidTarget) {
   const required = await quoteOf(target);
   return signer.sign({ ...required, accepts: [rng.pick(required.accepts)] });
+}
+
+/** The same offer: what the signed authorization pays (amount, asset, recipient, network). */
+function sameOffer(a: PaymentRequired["accepts"][number], b: PaymentRequired["accepts"][number]): boolean {
+  return a.amount === b.amount && a.network === b.network && a.asset.toLowerCase() === b.asset.toLowerCase() && a.payTo.toLowerCase() === b.payTo.toLowerCase();
 }
 
 /** The server's key of a payment (network|asset|from|nonce, lower case), or null for a value that has none. */
@@ -144,7 +149,11 @@ test(`altered payments get documented answers and never pay (${COUNT} requests, 
     if (rng.chance(0.03)) headers.push(["PAYMENT-SIGNATURE", rng.pick([altered.header!, "e30="])]);
     rng.shuffle(headers);
     const request: FuzzRequest = { method: "GET", target: target.target, headers };
-    const mustRefuse = signer === "unfunded" ? "signed by an account without funds" : signer === "other resource" ? "signed for another resource's offer" : altered.mustRefuse ? altered.name : undefined;
+    // A payment names the resource it was signed for; without that name it is bound to none until first
+    // used (README "Bound to its resource"), so it may pay any resource that makes the same offer.
+    const unbound = altered.name === "resource missing" && (await quoteOf(target)).accepts.some((offer) => sameOffer(offer, payload.accepted));
+    const boundElsewhere = signer === "other resource" && !unbound;
+    const mustRefuse = signer === "unfunded" ? "signed by an account without funds" : boundElsewhere ? "signed for another resource's offer" : altered.mustRefuse ? altered.name : undefined;
     const fuzzCase: FuzzCase = { kind: `payment/${mustRefuse ? "must-refuse" : "may-pay"}`, server, request, mustRefuse, note: `${target.label}; ${altered.name}` };
 
     const mode = rng.weighted<"once" | "again" | "twice at once" | "elsewhere" | "abandoned">([

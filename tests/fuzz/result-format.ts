@@ -6,13 +6,45 @@
 import { tableFromIPC } from "apache-arrow";
 import type { RawResponse } from "./raw-http.ts";
 
+/** The body without its content coding (gzip, zstd); throws when it does not decompress. */
+function decoded(response: RawResponse): Uint8Array {
+  const coding = response.headers["content-encoding"];
+  return coding === "gzip" ? Bun.gunzipSync(response.body as Uint8Array<ArrayBuffer>) : coding === "zstd" ? Bun.zstdDecompressSync(response.body as Uint8Array<ArrayBuffer>) : response.body;
+}
+
+/**
+ * Whether a well-formed query result holds no rows (README "Zero": an empty result priced at 0 is
+ * served free). Parquet and anything unreadable count as holding rows.
+ */
+export function holdsNoRows(response: RawResponse): boolean {
+  const type = (response.headers["content-type"] ?? "").split(";")[0]!.trim();
+  try {
+    const body = decoded(response);
+    const text = () => new TextDecoder().decode(body);
+    switch (type) {
+      case "application/vnd.apache.arrow.stream":
+        return tableFromIPC(body).numRows === 0;
+      case "application/json":
+        return text().trim() === "[]";
+      case "application/x-ndjson":
+        return body.length === 0;
+      case "text/csv":
+        return text().split("\r\n").filter((line) => line !== "").length <= 1;
+      default:
+        return false;
+    }
+  } catch {
+    return false;
+  }
+}
+
 /** Why a query result's body is not a well-formed instance of its format (after its content coding), or null. */
 export function resultProblem(response: RawResponse): string | null {
   const type = (response.headers["content-type"] ?? "").split(";")[0]!.trim();
   const coding = response.headers["content-encoding"];
   let body: Uint8Array;
   try {
-    body = coding === "gzip" ? Bun.gunzipSync(response.body as Uint8Array<ArrayBuffer>) : coding === "zstd" ? Bun.zstdDecompressSync(response.body as Uint8Array<ArrayBuffer>) : response.body;
+    body = decoded(response);
   } catch (error) {
     return `a ${coding} body that does not decompress: ${String(error)}`;
   }

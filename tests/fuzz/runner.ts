@@ -37,6 +37,39 @@ export async function unlessBusy(send: () => Promise<Exchange>): Promise<Exchang
   }
 }
 
+/**
+ * A validation that ran out of time (LIMITS.validationTimeoutMs, a 400 over HTTP and in an MCP
+ * refusal): on a loaded machine a plain query can miss the deadline, the first in a new validator most.
+ */
+export const VALIDATION_DEADLINE = /too complex to validate within \d+ ms/;
+/** A query, or a quote's count, stopped at the time limit (the tight server's is 25 ms): as likely on a loaded machine. */
+const TIME_LIMIT = /ran longer than the \d+ ms limit/;
+
+/**
+ * Whether the answer is a refusal that a less loaded machine would not have given: for time, or an
+ * MCP tool refused as busy (429, 503 inside a 200, which unlessBusy does not see).
+ */
+export function refusedForLoad(result: Exchange): boolean {
+  if (result.kind !== "response" || (result.response.status !== 400 && result.response.status !== 200)) return false;
+  const text = new TextDecoder().decode(result.response.body.subarray(0, 4096));
+  const toolStatus = /"structuredContent":\{"status":(\d+)/.exec(text)?.[1];
+  return VALIDATION_DEADLINE.test(text) || TIME_LIMIT.test(text) || toolStatus === "429" || toolStatus === "503";
+}
+
+/**
+ * For a request whose answer a case needs (a quote): sent again while busy, or while it is refused
+ * for load, waiting longer each time (about 15 s in all). After a query is stopped at the time limit
+ * its worker is replaced, and the fresh worker's start counts against the query it is handed: on the
+ * tight server (25 ms) a quote can meet the limit several times in a row while other cases run.
+ */
+export async function unlessSlow(send: () => Promise<Exchange>): Promise<Exchange> {
+  for (let attempt = 0; ; attempt++) {
+    const result = await unlessBusy(send);
+    if (!refusedForLoad(result) || attempt >= 20) return result;
+    await Bun.sleep(Math.min(100 * 2 ** attempt, 1_000));
+  }
+}
+
 export type Planner = (rng: Random, index: number) => FuzzCase | Promise<FuzzCase>;
 
 const BATCH = 100;
@@ -46,6 +79,8 @@ export class FuzzRun {
   readonly failures: string[] = [];
   readonly receipts: (Receipt & { server: string })[] = [];
   readonly statuses = new Map<string, number>();
+  /** Requests whose answers the oracle judged: each case's first and those its checks sent. */
+  judged = 0;
   private readonly inFlight = new Map<number, string>();
 
   constructor(
@@ -94,7 +129,13 @@ export class FuzzRun {
     this.inFlight.set(index, fuzzCase.kind);
     try {
       const result = await this.send(fuzzCase);
-      const problems = [...this.verify(fuzzCase, result), ...((await fuzzCase.extra?.(result)) ?? [])];
+      const problems = this.verify(fuzzCase, result);
+      try {
+        problems.push(...((await fuzzCase.extra?.(result)) ?? []));
+      } catch (error) {
+        // The case's own checks failed to run (e.g. its writes to the data file): a failure of this case, not of the run.
+        problems.push(`the case's checks could not run: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      }
       const key = result.kind === "response" ? `${fuzzCase.kind} ${result.response.status}` : `${fuzzCase.kind} ${result.kind}`;
       this.statuses.set(key, (this.statuses.get(key) ?? 0) + 1);
       if (problems.length > 0) this.failures.push(this.describe(index, fuzzCase, result, problems));
@@ -105,6 +146,7 @@ export class FuzzRun {
 
   /** The oracle's problems with one exchange of a case (its first, or one its `extra` made); records its receipts. */
   verify(fuzzCase: Pick<FuzzCase, "request" | "server" | "outage" | "mustRefuse">, result: Exchange): string[] {
+    this.judged++;
     const verdict = checkExchange({ request: fuzzCase.request, server: fuzzCase.server, outage: fuzzCase.outage, mustRefuse: fuzzCase.mustRefuse }, result, this.env.reads);
     this.receipts.push(...verdict.receipts.map((receipt) => ({ ...receipt, server: fuzzCase.server.name })));
     return verdict.problems;
@@ -117,8 +159,7 @@ export class FuzzRun {
 
   /** Every server still answers `GET /api/` with 200, and every subprocess still runs. */
   async checkAlive(when: string): Promise<void> {
-    for (const server of [this.env.main, this.env.tight, this.env.process]) {
-      if (server === null) continue;
+    for (const server of this.env.servers()) {
       if (!server.alive()) {
         this.failures.push(`[seed ${this.settings.seed}, ${this.file}] the ${server.name} server process died ${when}:\n${server.output().slice(-3000)}`);
         continue;
@@ -179,7 +220,7 @@ export class FuzzRun {
 
   /** A summary of answers per generator and status, for the test log. */
   summary(): string {
-    return [...this.statuses].sort(([a], [b]) => a.localeCompare(b)).map(([key, n]) => `${key}: ${n}`).join(", ");
+    return `${this.judged} requests judged; ` + [...this.statuses].sort(([a], [b]) => a.localeCompare(b)).map(([key, n]) => `${key}: ${n}`).join(", ");
   }
 
   /** Throws with the first failures (all of them counted) when there are any. */

@@ -14,7 +14,7 @@ import { FuzzRun } from "./runner.ts";
 import { sqlText } from "./sql-gen.ts";
 
 const settings = fuzzSettings();
-const COUNT = share(settings, 0.4);
+const COUNT = share(settings, 0.35);
 let env: FuzzEnvironment;
 
 beforeAll(async () => {
