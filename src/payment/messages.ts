@@ -21,6 +21,8 @@ export const PAYMENT_MESSAGES = {
     "The result is no longer the one this payment paid for (the data changed since), and a payment is served again only with the answer it bought: sign a new payment for one of the offers in `accepts`.",
   replayFormat: (format: string) =>
     `This payment's answer was delivered as ${format}; it is served again only in that form: ask again for ${format} (Accept or ?format=${format}), or sign a new payment.`,
+  replayFailed: (transaction: string, seconds: number) =>
+    `Your payment was settled (transaction ${transaction}), but reading its answer again did not complete (the time limit, or a value it read); nothing more was charged: present the same payment again later; it is served without a new charge within ${seconds} seconds of its settlement.`,
   replaysExhausted: (max: number) =>
     `This payment has been served again ${max} times, the most a payment is served again: sign a new payment to request this resource again.`,
   rowsChanged: (paid: number, now: number) =>

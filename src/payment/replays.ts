@@ -18,7 +18,7 @@
  *
  * A refused request never changes the record (a replay's count excepted).
  */
-import { ResultNotHeldError, ServerError } from "../errors.ts";
+import { BadRequestError, PaidQueryFailedError, ResultNotHeldError, ServerError } from "../errors.ts";
 import type { ChainReader } from "./chain.ts";
 import type { PaidWork, PaymentOutcome } from "./work.ts";
 import type { PaymentEventSink, PaymentRefusal } from "./events.ts";
@@ -52,7 +52,10 @@ export function createRecordedPayments(deps: RecordedPaymentsDeps) {
 
   /** A result that cannot be held now is told as that of a settled payment: "nothing was charged" would be false. */
   const asSettled = (transaction: string) => (error: unknown) => {
-    throw error instanceof ResultNotHeldError ? new ResultNotHeldError(MSG.notHeldAfterSettlement(transaction, deps.maxTimeoutSeconds)) : error;
+    if (error instanceof ResultNotHeldError) throw new ResultNotHeldError(MSG.notHeldAfterSettlement(transaction, deps.maxTimeoutSeconds));
+    // The one text of a failure after /verify says nothing was charged: this payment was.
+    if (error instanceof PaidQueryFailedError) throw new BadRequestError(MSG.replayFailed(transaction, deps.maxTimeoutSeconds));
+    throw error;
   };
 
   async function replay(work: PaidWork, record: PaymentRecord): Promise<PaymentOutcome> {

@@ -181,6 +181,15 @@ describe("tool arguments and answers", () => {
     expect(refused.error.toLowerCase()).toContain(construct.toLowerCase());
   });
 
+  test.each([
+    ["query", { sql: "SELECT id FROM kinds WHERE label = '\ud800'" }, "query holds a lone UTF-16 surrogate (\\ud800)"],
+    ["describe_table", { name: "kinds\udfff" }, "table name holds a lone UTF-16 surrogate (\\udfff)"],
+  ])("%s with a lone surrogate (JSON carries it, no URL can): a 400 saying so, not a 500", async (tool, args, message) => {
+    const refused = refusalOf(await mcp.call(tool, args));
+    expect(refused.status).toBe(400);
+    expect(refused.error).toContain(message);
+  });
+
   test("over mcp_max_rows on a free table: refused, not truncated, with the HTTP URL of the same SQL", async () => {
     const sql = "SELECT id, label FROM kinds WHERE id <> 0";
     const refused = refusalOf(await mcp.call("query", { sql }));

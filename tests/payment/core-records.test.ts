@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createPublicClient, http } from "viem";
-import { BadRequestError, PaymentIdConflictError } from "../../src/errors.ts";
+import { BadRequestError, PaidQueryFailedError, PaymentIdConflictError } from "../../src/errors.ts";
 import { createAuthorizationChecker } from "../../src/payment/authorization-check.ts";
 import { PAYMENT_MESSAGES } from "../../src/payment/messages.ts";
 import { reconcileAttempts } from "../../src/payment/reconcile.ts";
@@ -170,6 +170,13 @@ describe("a settled payment presented again, bounded (DESIGN.md §17)", () => {
     expect(expect402(await h.core.process({ ...work, format: "csv" })).body.error).toBe(PAYMENT_MESSAGES.replayFormat("arrow"));
     expect(calls.run).toBe(0);
     expect((await h.store.list()).map((record) => record.replays)).toEqual([0]);
+  });
+
+  test("a read again that fails (the one text of a failure after /verify) says the payment was settled, not that nothing was charged", async () => {
+    const { payload, receipt } = await settledFixed(h, 2);
+    const { work } = queryWork(2, fixedTags(h), payload, h);
+    const failed = h.core.process({ ...work, execute: () => Promise.reject(new PaidQueryFailedError(1000)) });
+    await expect(failed).rejects.toThrow(PAYMENT_MESSAGES.replayFailed(receipt.transaction, 300));
   });
 
   test("the answer recorded at settlement is the one compared: the digest of what was delivered", async () => {
