@@ -6,8 +6,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import { tableFromIPC } from "apache-arrow";
-import { createStreamEncoder, encodeRowsToIpc, fitProblem, ValueDoesNotFit, type EncoderColumn, type Row } from "../../src/arrow/encode.ts";
+import { arrowSchema, createStreamEncoder, encodeRowsToIpc, fitProblem, ValueDoesNotFit, type EncoderColumn, type Row } from "../../src/arrow/encode.ts";
 import { arrowTypeFor, type ColumnType } from "../../src/arrow/types.ts";
+import type { ColumnInfo } from "../../src/catalog.ts";
+import { encoderColumns, type ValidatedQuery } from "../../src/sql/validated.ts";
 import { decodedValues, KIND_CASES, KIND_MISFITS } from "./kind-cases.ts";
 
 function thrown(action: () => unknown): ValueDoesNotFit {
@@ -112,4 +114,21 @@ describe("column types that lack what their kind needs are refused when the enco
     expect(() => createStreamEncoder([{ name: "v", ...type, nullable: true }])).toThrow(message);
     expect(() => arrowTypeFor(type)).toThrow(TypeError);
   });
+});
+
+test("a query's encoder columns carry each column's whole type, whatever the engine (sql/validated.ts)", () => {
+  const column = (name: string, type: ColumnType): ColumnInfo => ({ name, declaredType: "", nullable: true, rowidAlias: false, numbersOnly: false, ...type });
+  const query = {
+    columns: [
+      { name: "price", column: column("price", { kind: "decimal128", precision: 12, scale: 4 }) },
+      { name: "tags", column: column("tags", { kind: "list", child: { kind: "list", child: { kind: "utf8" } } }) },
+      { name: "n", column: column("n", { kind: "int64" }) },
+    ],
+  } as unknown as ValidatedQuery;
+  expect(encoderColumns(query)).toEqual([
+    { name: "price", kind: "decimal128", precision: 12, scale: 4, nullable: true },
+    { name: "tags", kind: "list", child: { kind: "list", child: { kind: "utf8" } }, nullable: true },
+    { name: "n", kind: "int64", nullable: true },
+  ]);
+  expect(String(arrowSchema(encoderColumns(query)).fields.map((field) => String(field.type)))).toBe("Decimal[12e+4],List<List<Utf8>>,Int64");
 });
