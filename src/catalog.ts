@@ -3,7 +3,7 @@
  * nullability, as read once at start-up (engines/sqlite/catalog.ts). SQL validation, Arrow encoding, the
  * routes and the dashboards all work from it; it depends on nothing but the config's types.
  */
-import type { ArrowKind } from "./arrow/types.ts";
+import type { ArrowKind, ColumnType } from "./arrow/types.ts";
 import type { TableConfig } from "./config/types.ts";
 
 export interface ColumnInfo {
@@ -12,6 +12,11 @@ export interface ColumnInfo {
   declaredType: string;
   nullable: boolean;
   kind: ArrowKind;
+  /** decimal128: its precision (1..38) and scale (arrow/types.ts). */
+  precision?: number;
+  scale?: number;
+  /** list: the type of its elements. */
+  child?: ColumnType;
   /**
    * The column is the table's rowid under another name: its values are the rowids, always
    * integers. Read from SQLite by engines/sqlite/catalog.ts (the one place that decides it): `INTEGER PRIMARY

@@ -9,7 +9,7 @@
  * what fits (fit.ts), so the fast paths cannot disagree with it.
  */
 import { convertValue, fitProblem, Misfit, type ArrowValue } from "./fit.ts";
-import type { ArrowKind } from "./types.ts";
+import type { ArrowKind, ColumnType } from "./types.ts";
 
 /**
  * A row as bun:sqlite returns it: an array (`values()`), read by position, or an object
@@ -23,6 +23,8 @@ export type Cells = readonly Readonly<Record<PropertyKey, unknown>>[];
 
 export interface ColumnContext {
   kind: ArrowKind;
+  /** The column's full type (decimal128's precision and scale, list's element type). */
+  type: ColumnType;
   /** Where the column's value sits in a row: its position in an array, its name in an object. */
   key: number | string;
   nullable: boolean;
@@ -66,6 +68,11 @@ export interface ColumnPlan {
    * (8-aligned, zeroed); returns the null count.
    */
   write(out: BatchBuffer, positions: readonly number[], first: number): number;
+  /**
+   * A List's values: how many there are and their own plan. In the message their field node and
+   * buffers follow the column's own (depth first, as IPC orders nested fields).
+   */
+  child?: { length: number; plan: ColumnPlan };
 }
 
 export type ColumnPlanner = (rows: Cells, column: number, context: ColumnContext) => ColumnPlan;
@@ -122,7 +129,7 @@ export function slowValue(value: unknown, row: number, column: number, context: 
   const converted =
     value === null
       ? new Misfit(fitProblem(context.kind, null, { nullable: false }) ?? "NULL")
-      : convertValue(context.kind, value, context.safeIntegers);
+      : convertValue(context.type, value, context.safeIntegers);
   if (converted instanceof Misfit) throw new ValueDoesNotFit(column, context.firstRowIndex + row, converted.detail);
   return converted;
 }

@@ -11,17 +11,29 @@
 import { Field, Schema } from "apache-arrow";
 import { AmbiguousNumber, ValueDoesNotFit, type Cells, type ColumnContext, type ColumnPlanner, type Row } from "./columns.ts";
 import { fitProblem } from "./fit.ts";
-import { planBool, planDate32, planFloat64, planInt64, planTimestamp } from "./fixed-width.ts";
+import {
+  planBool,
+  planDate32,
+  planDecimal128,
+  planFloat32,
+  planFloat64,
+  planInt16,
+  planInt32,
+  planInt64,
+  planTimestamp,
+  planTimestampMicros,
+} from "./fixed-width.ts";
 import { planBinary, planUtf8 } from "./variable-width.ts";
+import { listPlanner } from "./list.ts";
 import { endOfStream, recordBatchMessage, schemaMessage } from "./ipc.ts";
-import { arrowTypeFor, type ArrowKind } from "./types.ts";
+import { arrowTypeFor, type ArrowKind, type ColumnType } from "./types.ts";
 
 export { AmbiguousNumber, ValueDoesNotFit, type Row } from "./columns.ts";
 export { fitProblem, type FitOptions } from "./fit.ts";
 
-export interface EncoderColumn {
+/** A result column: its name, its type (a ColumnType: kind, and precision/scale/child where the kind needs them), nullability. */
+export interface EncoderColumn extends ColumnType {
   name: string;
-  kind: ArrowKind;
   nullable: boolean;
   metadata?: Record<string, string>;
 }
@@ -69,11 +81,19 @@ const planColumn: Record<ArrowKind, ColumnPlanner> = {
   bool: planBool,
   utf8: planUtf8,
   binary: planBinary,
+  int16: planInt16,
+  int32: planInt32,
+  float32: planFloat32,
+  decimal128: planDecimal128,
+  timestamp_us: planTimestampMicros,
+  timestamp_us_utc: planTimestampMicros,
+  list: listPlanner((kind) => planColumn[kind]),
 };
 
+/** The schema; throws a TypeError for a column type that lacks what its kind needs (types.ts). */
 export function arrowSchema(columns: EncoderColumn[]): Schema {
   return new Schema(
-    columns.map((c) => new Field(c.name, arrowTypeFor(c.kind), c.nullable, new Map(Object.entries(c.metadata ?? {})))),
+    columns.map((c) => new Field(c.name, arrowTypeFor(c), c.nullable, new Map(Object.entries(c.metadata ?? {})))),
   );
 }
 
@@ -91,7 +111,7 @@ export function createStreamEncoder(columns: EncoderColumn[], options: EncoderOp
     const cells = rows as Cells;
     try {
       const plans = columns.map((column, i) => {
-        const context: ColumnContext = { kind: column.kind, key: keys[i]!, nullable: column.nullable, safeIntegers, rereadAmbiguousNumbers, firstRowIndex };
+        const context: ColumnContext = { kind: column.kind, type: column, key: keys[i]!, nullable: column.nullable, safeIntegers, rereadAmbiguousNumbers, firstRowIndex };
         return planColumn[column.kind](cells, i, context);
       });
       return recordBatchMessage(rows.length, plans, around);
@@ -129,7 +149,7 @@ export function firstMisfit(
   for (let c = 0; c < found.columnIndex; c++) {
     const options = { nullable: columns[c]!.nullable, safeIntegers };
     for (let r = 0; r < rows.length; r++) {
-      const detail = fitProblem(columns[c]!.kind, rows[r]![keys[c]!], options);
+      const detail = fitProblem(columns[c]!, rows[r]![keys[c]!], options);
       if (detail !== null) return new ValueDoesNotFit(c, firstRowIndex + r, detail);
     }
   }

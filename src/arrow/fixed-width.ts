@@ -1,10 +1,11 @@
 /**
- * Fixed-width columns: Int64, Timestamp(ms), Float64, Date32, Bool. Their sizes follow from the
- * row count, so the plan is immediate and the values are written in place.
+ * Fixed-width columns: Int64, Timestamp(ms), Float64, Date32, Bool (SQLite's), and Int16, Int32,
+ * Float32, Decimal128, Timestamp(µs) (the other engines'). Their sizes follow from the row count, so
+ * the plan is immediate and the values are written in place, little-endian.
  */
 import { slowValue, Validity, validityLength, type BatchBuffer, type Cells, type ColumnContext, type ColumnPlan } from "./columns.ts";
 import { dateDays, parseIsoDate, timestampFromDays } from "./datetime.ts";
-import { INT64_MAX, INT64_MIN } from "./fit.ts";
+import { DECIMAL_LIMITS, INT64_MAX, INT64_MIN } from "./fit.ts";
 
 /** Writes a column's values into the data buffer at byte `at` of `out` (8-aligned). */
 type RowLoop = (rows: Cells, column: number, context: ColumnContext, out: BatchBuffer, at: number, validity: Validity) => void;
@@ -114,6 +115,9 @@ export const planDate32 = fixedWidth(
           lastDays = parseIsoDate(value);
         }
         days = lastDays;
+      } else if (typeof value === "number" && context.safeIntegers && (value | 0) === value) {
+        // Days since the epoch, as the other engines give a date (fit.ts `toDate`).
+        days = value;
       }
       if (days !== days) days = slowValue(value, r, column, context, validity) as number;
       if (days !== null) words[first + r] = days;
@@ -133,6 +137,90 @@ export const planBool = fixedWidth(
         value === true ||
         (value !== 0n && value !== 0 && value !== false && slowValue(value, r, column, context, validity) === true);
       if (truth) bytes[at + (r >> 3)]! |= 1 << (r & 7);
+    }
+  },
+);
+
+export const planInt16 = fixedWidth(
+  (n) => n * 2,
+  (rows, column, context, { view }, at, validity) => {
+    const key = context.key;
+    for (let r = 0; r < rows.length; r++) {
+      const value = rows[r]![key];
+      // Within the range exactly when the low 16 bits, sign-extended, are the number itself.
+      if (typeof value === "number" && (value << 16) >> 16 === value) view.setInt16(at + r * 2, value, true);
+      else {
+        const int = slowValue(value, r, column, context, validity);
+        if (int !== null) view.setInt16(at + r * 2, int as number, true);
+      }
+    }
+  },
+);
+
+export const planInt32 = fixedWidth(
+  (n) => n * 4,
+  (rows, column, context, { words }, at, validity) => {
+    const key = context.key;
+    const first = at >> 2;
+    for (let r = 0; r < rows.length; r++) {
+      const value = rows[r]![key];
+      if (typeof value === "number" && (value | 0) === value) words[first + r] = value;
+      else {
+        const int = slowValue(value, r, column, context, validity);
+        if (int !== null) words[first + r] = int as number;
+      }
+    }
+  },
+);
+
+export const planFloat32 = fixedWidth(
+  (n) => n * 4,
+  (rows, column, context, { view }, at, validity) => {
+    const key = context.key;
+    for (let r = 0; r < rows.length; r++) {
+      const value = rows[r]![key];
+      // A number that is a 32-bit float exactly (NaN aside, which the slow path takes).
+      if (typeof value === "number" && Math.fround(value) === value) view.setFloat32(at + r * 4, value, true);
+      else {
+        const float = slowValue(value, r, column, context, validity);
+        if (float !== null) view.setFloat32(at + r * 4, float as number, true);
+      }
+    }
+  },
+);
+
+/** 16 bytes per value: the unscaled value in two's complement, low 64 bits first. */
+export const planDecimal128 = fixedWidth(
+  (n) => n * 16,
+  (rows, column, context, { view }, at, validity) => {
+    const key = context.key;
+    const limit = DECIMAL_LIMITS[context.type.precision!]!;
+    for (let r = 0; r < rows.length; r++) {
+      let value = rows[r]![key];
+      if (!(typeof value === "bigint" && value <= limit && value >= -limit)) value = slowValue(value, r, column, context, validity);
+      if (value !== null) writeInt128(view, at + r * 16, value as bigint);
+    }
+  },
+);
+
+function writeInt128(view: DataView, at: number, value: bigint): void {
+  // setBigInt64 keeps the low 64 bits; the high word is the value shifted, sign and all.
+  view.setBigInt64(at, value, true);
+  view.setBigInt64(at + 8, value >> 64n, true);
+}
+
+/** Timestamp(µs) with or without a zone: microseconds as a bigint. */
+export const planTimestampMicros = fixedWidth(
+  (n) => n * 8,
+  (rows, column, context, { view }, at, validity) => {
+    const key = context.key;
+    for (let r = 0; r < rows.length; r++) {
+      const value = rows[r]![key];
+      if (typeof value === "bigint" && value >= INT64_MIN && value <= INT64_MAX) view.setBigInt64(at + r * 8, value, true);
+      else {
+        const micros = slowValue(value, r, column, context, validity);
+        if (micros !== null) view.setBigInt64(at + r * 8, micros as bigint, true);
+      }
     }
   },
 );

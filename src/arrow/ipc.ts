@@ -35,9 +35,12 @@ export function schemaMessage(schema: Schema): Uint8Array {
  * buffer (a whole small stream: schema, batch, end), each a multiple of 8 bytes long.
  */
 export function recordBatchMessage(length: number, columns: ColumnPlan[], frame?: { before: Uint8Array; after: Uint8Array }): Uint8Array {
+  // One field node per column, and per nested child after its parent (List values), depth first.
+  const nodes = columns.some((column) => column.child !== undefined) ? fieldNodes(columns, length) : null;
+  const plans = nodes?.plans ?? columns;
   const lengths: number[] = [];
-  for (const column of columns) lengths.push(...column.lengths);
-  const metadataLength = recordBatchMetadataLength(columns.length, lengths.length);
+  for (const column of plans) lengths.push(...column.lengths);
+  const metadataLength = recordBatchMetadataLength(plans.length, lengths.length);
   const start = frame?.before.byteLength ?? 0;
   const bodyStart = start + 8 + metadataLength;
   let bodyLength = 0;
@@ -49,19 +52,32 @@ export function recordBatchMessage(length: number, columns: ColumnPlan[], frame?
   const messageEnd = bodyStart + bodyLength;
   const out = new BatchBuffer(messageEnd + (frame?.after.byteLength ?? 0));
   let buffer = 0;
-  const nullCounts = new Array<number>(columns.length);
-  for (let i = 0; i < columns.length; i++) {
-    nullCounts[i] = columns[i]!.write(out, positions, buffer);
-    buffer += columns[i]!.lengths.length;
+  const nullCounts = new Array<number>(plans.length);
+  for (let i = 0; i < plans.length; i++) {
+    nullCounts[i] = plans[i]!.write(out, positions, buffer);
+    buffer += plans[i]!.lengths.length;
   }
   out.view.setInt32(start, CONTINUATION, true);
   out.view.setInt32(start + 4, metadataLength, true);
-  writeRecordBatchMetadata(out, start + 8, length, nullCounts, lengths, bodyLength);
+  writeRecordBatchMetadata(out, start + 8, length, nodes?.lengths ?? null, nullCounts, lengths, bodyLength);
   if (frame) {
     out.bytes.set(frame.before, 0);
     out.bytes.set(frame.after, messageEnd);
   }
   return out.bytes;
+}
+
+/** The plans of every field node in IPC order (each column, then its children), and their lengths. */
+function fieldNodes(columns: ColumnPlan[], length: number): { plans: ColumnPlan[]; lengths: number[] } {
+  const plans: ColumnPlan[] = [];
+  const lengths: number[] = [];
+  const visit = (plan: ColumnPlan, nodeLength: number) => {
+    plans.push(plan);
+    lengths.push(nodeLength);
+    if (plan.child) visit(plan.child.plan, plan.child.length);
+  };
+  for (const column of columns) visit(column, length);
+  return { plans, lengths };
 }
 
 function pad8(n: number): number {
@@ -104,6 +120,8 @@ function writeRecordBatchMetadata(
   out: BatchBuffer,
   base: number,
   length: number,
+  /** Each field node's length; null when every node is a top-level column of `length` rows. */
+  nodeLengths: number[] | null,
   nullCounts: number[],
   bufferLengths: number[],
   bodyLength: number,
@@ -121,9 +139,9 @@ function writeRecordBatchMetadata(
   // Field nodes.
   words[word + 19] = nullCounts.length; // at 76
   let at = 80;
-  for (const nullCount of nullCounts) {
-    i64(at, length);
-    i64(at + 8, nullCount);
+  for (let node = 0; node < nullCounts.length; node++) {
+    i64(at, nodeLengths === null ? length : nodeLengths[node]!);
+    i64(at + 8, nullCounts[node]!);
     at += 16;
   }
   // Buffers: the vector's count sits 4 bytes before its 8-aligned structs.

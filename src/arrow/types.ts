@@ -1,13 +1,54 @@
 /**
- * SQLite declared type → Arrow type (ARCHITECTURE.md §5). The Arrow type of a column depends only on
- * its declared type, following SQLite's affinity rules, so a schema is known before any row is read.
+ * Column types (ARCHITECTURE.md §5, DESIGN §14). SQLite's declared type → Arrow kind follows SQLite's
+ * affinity rules, so a schema is known before any row is read. The other engines (PostgreSQL,
+ * DuckDB) give their columns the further kinds below; every encoder takes any of them.
  */
-import { Binary, Bool, DateDay, Float64, Int64, TimeUnit, Timestamp, Utf8, type DataType } from "apache-arrow";
+import {
+  Binary,
+  Bool,
+  DateDay,
+  Decimal,
+  Field,
+  Float32,
+  Float64,
+  Int16,
+  Int32,
+  Int64,
+  List,
+  TimeUnit,
+  Timestamp,
+  Utf8,
+  type DataType,
+} from "apache-arrow";
 
-export type ArrowKind = "int64" | "utf8" | "binary" | "float64" | "bool" | "date32" | "timestamp";
+/** The kinds a SQLite column can have (`arrowKindFor`); "timestamp" is Timestamp(ms, "UTC"). */
+export type SqliteKind = "int64" | "utf8" | "binary" | "float64" | "bool" | "date32" | "timestamp";
+
+/**
+ * Every kind (DESIGN §14): SQLite's, and Int16, Int32, Float32, Decimal128(p, s) (the unscaled
+ * value as a bigint), Timestamp(µs) without a zone (a wall-clock time: PostgreSQL `timestamp`),
+ * Timestamp(µs, "UTC") (an instant: `timestamptz`), List<child> (a JS array of child values, each
+ * of which may be null).
+ */
+export type ArrowKind = SqliteKind | "int16" | "int32" | "float32" | "decimal128" | "timestamp_us" | "timestamp_us_utc" | "list";
+
+/**
+ * A column's full type: its kind, and what the kind needs beside it (decimal128: precision 1..38 and
+ * scale 0..precision; list: the element's type). EncoderColumn and the catalog's ColumnInfo are
+ * ColumnTypes.
+ */
+export interface ColumnType {
+  kind: ArrowKind;
+  precision?: number;
+  scale?: number;
+  child?: ColumnType;
+}
+
+/** The largest precision of a Decimal128. */
+export const DECIMAL128_MAX_PRECISION = 38;
 
 /** Ordered as SQLite applies its affinity rules: INT wins over CHAR, CHAR over BLOB, and so on. */
-export function arrowKindFor(declaredType: string): ArrowKind {
+export function arrowKindFor(declaredType: string): SqliteKind {
   const t = declaredType.trim().toUpperCase();
   if (t === "DATE") return "date32";
   if (t.includes("DATETIME") || t.includes("TIMESTAMP")) return "timestamp";
@@ -19,8 +60,26 @@ export function arrowKindFor(declaredType: string): ArrowKind {
   return "utf8";
 }
 
-export function arrowTypeFor(kind: ArrowKind): DataType {
-  switch (kind) {
+/**
+ * Throws when a column type lacks what its kind needs: a programming error in an engine, found when
+ * the encoder is made rather than on the first row.
+ */
+export function checkColumnType(type: ColumnType): void {
+  if (type.kind === "decimal128") {
+    const { precision, scale } = type;
+    if (!(Number.isInteger(precision) && precision! >= 1 && precision! <= DECIMAL128_MAX_PRECISION && Number.isInteger(scale) && scale! >= 0 && scale! <= precision!)) {
+      throw new TypeError(`a decimal128 column needs a precision of 1 to 38 and a scale of 0 to its precision, got precision ${precision} and scale ${scale}`);
+    }
+  } else if (type.kind === "list") {
+    if (type.child === undefined) throw new TypeError("a list column needs the type of its elements (child)");
+    checkColumnType(type.child);
+  }
+}
+
+/** The Arrow type of a column type; a kind alone for the kinds that need nothing beside it. */
+export function arrowTypeFor(type: ArrowKind | ColumnType): DataType {
+  const column: ColumnType = typeof type === "string" ? { kind: type } : type;
+  switch (column.kind) {
     case "int64":
       return new Int64();
     case "utf8":
@@ -35,5 +94,22 @@ export function arrowTypeFor(kind: ArrowKind): DataType {
       return new DateDay();
     case "timestamp":
       return new Timestamp(TimeUnit.MILLISECOND, "UTC");
+    case "int16":
+      return new Int16();
+    case "int32":
+      return new Int32();
+    case "float32":
+      return new Float32();
+    case "decimal128":
+      checkColumnType(column);
+      // apache-arrow takes the scale first.
+      return new Decimal(column.scale!, column.precision!, 128);
+    case "timestamp_us":
+      return new Timestamp(TimeUnit.MICROSECOND, null);
+    case "timestamp_us_utc":
+      return new Timestamp(TimeUnit.MICROSECOND, "UTC");
+    case "list":
+      checkColumnType(column);
+      return new List(new Field("item", arrowTypeFor(column.child!), true));
   }
 }

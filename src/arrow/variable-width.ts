@@ -1,5 +1,6 @@
 /**
- * Variable-width columns: Utf8 and Binary (int32 offsets, then the bytes). The plan reads the
+ * Variable-width columns: Utf8 and Binary (int32 offsets, then the bytes; List, list.ts, shares the
+ * offsets). The plan reads the
  * values once to learn the byte length; the write puts the bytes at their final position.
  */
 import { slowValue, Validity, validityLength, type BatchBuffer, type Cells, type ColumnContext, type ColumnPlan } from "./columns.ts";
@@ -71,12 +72,12 @@ export function planBinary(rows: Cells, column: number, context: ColumnContext):
 }
 
 /** Nulls are found while sizing, before the batch buffer exists: the bitmap is built apart, then copied. */
-function standaloneValidity(rows: number, nullable: boolean): Validity {
+export function standaloneValidity(rows: number, nullable: boolean): Validity {
   const length = validityLength(rows, nullable);
   return new Validity(new Uint8Array(length), 0, length);
 }
 
-function writeValidityAndOffsets(out: BatchBuffer, positions: readonly number[], first: number, validity: Validity, offsets: Int32Array): void {
+export function writeValidityAndOffsets(out: BatchBuffer, positions: readonly number[], first: number, validity: Validity, offsets: Int32Array): void {
   if (validity.length > 0) out.bytes.set(validity.bytes, positions[first]!);
   // Int32 to Int32: `offsets.buffer` would make the engine give the small array a buffer object first.
   out.words.set(offsets, positions[first + 1]! >> 2);

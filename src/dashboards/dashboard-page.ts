@@ -39,7 +39,7 @@ function charts(plan: DashboardPlan): string {
 function schema(table: TableInfo): string {
   const rows = table.columns.map(
     (c) =>
-      `<tr><th scope="row"><code>${escapeHtml(c.name)}</code></th><td><code>${escapeHtml(arrowTypeFor(c.kind).toString())}</code></td>` +
+      `<tr><th scope="row"><code>${escapeHtml(c.name)}</code></th><td><code>${escapeHtml(arrowTypeFor(c).toString())}</code></td>` +
       `<td><code>${escapeHtml(c.declaredType || "(none)")}</code></td><td>${c.nullable ? "yes" : "no"}</td>` +
       `<td>${escapeHtml(c.description ?? "")}</td></tr>`,
   );

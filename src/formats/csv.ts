@@ -5,8 +5,9 @@
  *
  * NULL is an empty field and the empty string a quoted empty field (`""`), so readers that tell
  * them apart (PostgreSQL's COPY, DuckDB) keep the difference. Numbers, dates, timestamps and blobs
- * are written as in every text format (text-values.ts): int64 as exact digits, blobs as base64,
- * booleans as true/false.
+ * are written as in every text format (text-values.ts): int64 as exact digits, decimals as exact
+ * digits at their scale, blobs as base64, booleans as true/false, a list as the JSON array the JSON
+ * format writes (quoted, as it holds commas).
  *
  * Values are never altered for spreadsheets: text starting with `=`, `+`, `-` or `@` is written as
  * stored, not prefixed with a quote mark as some exporters do against formula injection. Such a
@@ -30,10 +31,10 @@ export function csvField(text: string): string {
 }
 
 const layout: TextLayout = {
-  // Only text can hold a comma, a quote or a line break (numbers, ISO dates and base64 cannot);
-  // text and blobs can be empty, which must not read as NULL.
+  // Only text and lists (JSON arrays) can hold a comma, a quote or a line break (numbers, ISO dates
+  // and base64 cannot); text and blobs can be empty, which must not read as NULL.
   cell: (kind, form) =>
-    kind === "utf8" || kind === "binary"
+    kind === "utf8" || kind === "binary" || kind === "list"
       ? (value) => {
           const text = form(value);
           return typeof text === "string" ? csvField(text) : text;

@@ -18,13 +18,14 @@ export function decimalText(unscaled: bigint, scale: number): string {
 
 /**
  * The unscaled value of a Decimal column's cell (one Data chunk): `bitWidth / 32` little-endian
- * 32-bit words, two's complement. apache-arrow's own `get` gives the words, not a number.
+ * 32-bit words, two's complement. apache-arrow's own `get` gives the words, not a number. A sliced
+ * chunk (a List's elements) has its values sliced too: `data.offset` counts only in its bitmap.
  */
 export function unscaledAt(vector: Vector<Decimal>, index: number): bigint {
   const data = vector.data[0]!;
   const words = data.type.bitWidth / 32;
   const values = data.values as unknown as Uint32Array;
-  const at = (data.offset + index) * words;
+  const at = index * words;
   let unscaled = 0n;
   for (let w = words - 1; w >= 0; w--) unscaled = (unscaled << 32n) | BigInt(values[at + w]!);
   return BigInt.asIntN(data.type.bitWidth, unscaled);

@@ -55,3 +55,28 @@ function civilFromDays(days: number): [number, number, number] {
   const month = mp < 10 ? mp + 3 : mp - 9;
   return [yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day];
 }
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.ffffff` for microseconds since the epoch, with `Z` for an instant
+ * (Timestamp(µs, "UTC")) and without for a wall-clock time (Timestamp(µs) without a zone, which
+ * names no instant). Always six fractional digits, the column's precision.
+ */
+export function isoMicroseconds(micros: bigint, utc: boolean): string {
+  const exact = Number(micros);
+  let ms: number | bigint;
+  let below: number;
+  if (Number.isSafeInteger(exact)) {
+    ms = Math.floor(exact / 1000);
+    below = exact - ms * 1000;
+  } else {
+    ms = micros / 1000n;
+    let rest = micros % 1000n;
+    if (rest < 0n) {
+      ms -= 1n;
+      rest += 1000n;
+    }
+    below = Number(rest);
+  }
+  const text = isoTimestamp(ms);
+  return `${text.slice(0, -1)}${below < 10 ? "00" : below < 100 ? "0" : ""}${below}${utc ? "Z" : ""}`;
+}

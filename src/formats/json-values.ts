@@ -4,8 +4,9 @@
  * JSON format. `JSON.stringify` of a row gives exactly the JSON format's text of its values.
  *
  * int64 is a number while it is a safe integer and a string of its exact digits beyond (DESIGN §16,
- * formats/json.ts); dates and timestamps are ISO-8601 strings, blobs base64 strings, ±Infinity
- * `1e999` / `-1e999` (a `JSON.rawJSON`, so that `JSON.stringify` writes them as the format does).
+ * formats/json.ts), a decimal always a string of its exact digits; dates and timestamps are
+ * ISO-8601 strings, blobs base64 strings, ±Infinity `1e999` / `-1e999` (a `JSON.rawJSON`, so that
+ * `JSON.stringify` writes them as the format does), lists arrays of such values.
  */
 import type { EncoderColumn, Row } from "../arrow/encode.ts";
 import type { ArrowKind } from "../arrow/types.ts";
@@ -18,7 +19,7 @@ export interface RawJson {
   readonly rawJSON: string;
 }
 
-export type JsonCell = string | number | boolean | null | RawJson;
+export type JsonCell = string | number | boolean | null | RawJson | JsonCell[];
 
 const rawJSON = (JSON as unknown as { rawJSON(text: string): RawJson }).rawJSON;
 
@@ -32,7 +33,7 @@ const layout: TextLayout = {
   nullText: "null",
 };
 
-const STRING_KINDS = new Set<ArrowKind>(["utf8", "binary", "date32", "timestamp"]);
+const STRING_KINDS = new Set<ArrowKind>(["utf8", "binary", "date32", "timestamp", "decimal128", "timestamp_us", "timestamp_us_utc"]);
 
 /**
  * Converts batches of rows to arrays of JSON values, column order; throws ValueDoesNotFit (with
@@ -40,7 +41,9 @@ const STRING_KINDS = new Set<ArrowKind>(["utf8", "binary", "date32", "timestamp"
  */
 export function createJsonValues(columns: EncoderColumn[], options: FormatOptions = {}) {
   const render = lineRenderer(columns, options, layout);
-  const parse = columns.map((column) => (STRING_KINDS.has(column.kind) ? parseString : column.kind === "int64" ? parseInteger : parseOther));
+  const parse = columns.map((column) =>
+    STRING_KINDS.has(column.kind) ? parseString : column.kind === "int64" ? parseInteger : column.kind === "list" ? parseList : parseOther,
+  );
   return (rows: readonly Row[], firstRowIndex = 0): JsonCell[][] =>
     render(rows, firstRowIndex).map((line) => line.split(SEPARATOR).map((text, c) => parse[c]!(text)));
 }
@@ -62,4 +65,11 @@ function parseInteger(text: string): JsonCell {
 function parseOther(text: string): JsonCell {
   const value = JSON.parse(text) as JsonCell;
   return typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0)) ? rawJSON(text) : value;
+}
+
+/** A list's JSON array, its floats kept as the format writes them (-0, `1e999`) as in `parseOther`. */
+function parseList(text: string): JsonCell {
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0)) ? rawJSON(context?.source ?? String(value)) : value,
+  ) as JsonCell;
 }

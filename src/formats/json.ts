@@ -14,7 +14,10 @@
  * ±Infinity are written `1e999` / `-1e999`, numbers every common reader (JavaScript, Python,
  * Jackson, DuckDB) reads as ±infinity; NaN, which SQLite stores as NULL, is `null`.
  * Strings: text as JSON strings; blobs base64; dates `YYYY-MM-DD`; timestamps ISO-8601 UTC with
- * milliseconds (text-values.ts).
+ * milliseconds, or microseconds for the other engines' (text-values.ts). Other engines' kinds:
+ * int16/int32 numbers, float32 its shortest text as a number, a decimal128 always a string of its
+ * exact digits at the column's scale (`"12.3400"`, DESIGN §16), a list a JSON array of its
+ * elements written as their own kind is.
  *
  * NDJSON batches are independent (concatenable). A JSON array's rows are separated by commas, so a
  * batch depends on whether rows came before it: the JSON encoder is not concatenable.
@@ -23,7 +26,9 @@ import type { EncoderColumn } from "../arrow/encode.ts";
 import type { ArrowKind } from "../arrow/types.ts";
 import { utf8Bytes, type FormatEncoder, type FormatOptions } from "./encoder.ts";
 import { lineRenderer, type TextLayout } from "./text-rows.ts";
-import type { TextForm } from "./text-values.ts";
+import { jsonFloat, safeIntegerText, type TextForm } from "./text-values.ts";
+
+export { jsonFloat, safeIntegerText } from "./text-values.ts";
 
 /** What JSON.stringify escapes: quote, backslash, control characters, lone surrogates. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -48,6 +53,18 @@ export const jsonCell: Record<ArrowKind, (form: TextForm) => TextForm> = {
   binary: quoted,
   date32: quoted,
   timestamp: quoted,
+  int16: (form) => form,
+  int32: (form) => form,
+  float32: (form) => (value) => {
+    const text = form(value);
+    return typeof text === "string" ? jsonFloat(text) : text;
+  },
+  // A decimal is always a string of its exact digits (DESIGN §16): a JSON number is read as a double.
+  decimal128: quoted,
+  timestamp_us: quoted,
+  timestamp_us_utc: quoted,
+  // Already the JSON array of its elements (text-values.ts).
+  list: (form) => form,
 };
 
 function quoted(form: TextForm): TextForm {
@@ -57,20 +74,6 @@ function quoted(form: TextForm): TextForm {
   };
 }
 
-/**
- * Whether an integer's digits are a safe integer, the numbers every JSON reader reads exactly. Up to
- * 15 digits always are and 17 or more never are, decided by the length alone; 2^53 - 1 has 16.
- */
-export function safeIntegerText(text: string): boolean {
-  return text.length < 16 || (text.length <= 17 && Number.isSafeInteger(Number(text)));
-}
-
-/** A float's text as a JSON number (see above for infinities and NaN). */
-export function jsonFloat(text: string): string {
-  if (text === "Infinity") return "1e999";
-  if (text === "-Infinity") return "-1e999";
-  return text === "NaN" ? "null" : text;
-}
 
 const layout: TextLayout = {
   cell: (kind, form) => jsonCell[kind](form),

@@ -8,8 +8,15 @@
  * Types follow the Arrow ones (ARCHITECTURE.md §5), so Parquet readers see what Arrow readers see:
  * int64 INT64, float64 DOUBLE, utf8 BYTE_ARRAY STRING, binary BYTE_ARRAY, bool BOOLEAN,
  * date32 INT32 DATE, timestamp INT64 TIMESTAMP(MILLIS, adjusted to UTC); nullable columns OPTIONAL,
- * NOT NULL ones REQUIRED. Pages are compressed with ZSTD (Bun's native zstd, level 3), which
- * pyarrow, DuckDB, Polars, Spark and arrow-rs read.
+ * NOT NULL ones REQUIRED. The other engines' kinds (DESIGN §14): int16 and int32 INT32 with
+ * INT_16 / INT_32, float32 FLOAT, decimal128 DECIMAL(p, s) on INT32 up to 9 digits, INT64
+ * up to 18, else FIXED_LEN_BYTE_ARRAY of the fewest bytes that hold p digits (as arrow-rs and
+ * pyarrow write them); timestamp_us INT64 TIMESTAMP(MICROS) not adjusted to UTC, timestamp_us_utc
+ * adjusted; list the standard three-level LIST (`<name>` LIST group, `list` repeated group,
+ * `element` optional), nested lists as lists of lists. List columns carry no statistics: the writer
+ * would count an empty or NULL list as a null element, a count readers use to skip row groups.
+ * Pages are compressed with ZSTD (Bun's native zstd, level 3), which pyarrow, DuckDB, Polars, Spark
+ * and arrow-rs read.
  *
  * The library was chosen by measurement: 1,000,000 rows of the benchmark table (bench/dataset.ts)
  * read from SQLite in 16,384-row batches and written as Parquet, in one process on this 2-core
@@ -39,8 +46,8 @@
 import { ByteWriter, ParquetWriter, type SchemaElement } from "hyparquet-writer";
 import { fitProblem, ValueDoesNotFit, type EncoderColumn, type Row } from "../arrow/encode.ts";
 import { parseIsoDate, parseIsoTimestamp } from "../arrow/datetime.ts";
-import { convertValue, INT64_MAX, INT64_MIN, Misfit, type ArrowValue } from "../arrow/fit.ts";
-import type { ArrowKind } from "../arrow/types.ts";
+import { convertValue, DECIMAL_LIMITS, INT64_MAX, INT64_MIN, Misfit, type ArrowValue } from "../arrow/fit.ts";
+import { checkColumnType, type ArrowKind, type ColumnType } from "../arrow/types.ts";
 import { VERSION } from "../version.ts";
 import type { FormatEncoder, FormatOptions } from "./encoder.ts";
 
@@ -57,34 +64,72 @@ const ROW_GROUP_MAX_CELLS = 16 * ROW_GROUP_ROWS;
 const MAGIC = [0x50, 0x41, 0x52, 0x31]; // "PAR1"
 const ZSTD_LEVEL = 3;
 
-/** The Parquet schema of a result: a root group, then one leaf per column. */
+/** The Parquet schema of a result: a root group, then each column's elements (one leaf, or a list's group). */
 export function parquetSchema(columns: EncoderColumn[]): SchemaElement[] {
-  return [{ name: "root", num_children: columns.length }, ...columns.map(schemaElement)];
+  return [{ name: "root", num_children: columns.length }, ...columns.flatMap((column) => schemaElements(column, column.name, column.nullable))];
 }
 
-function schemaElement(column: EncoderColumn): SchemaElement {
-  const base = { name: column.name, repetition_type: column.nullable ? "OPTIONAL" : "REQUIRED" } as const;
-  switch (column.kind) {
+/** A column's schema elements, depth first: the leaf, or a list's group, its repeated group and its element. */
+function schemaElements(type: ColumnType, name: string, nullable: boolean): SchemaElement[] {
+  const base = { name, repetition_type: nullable ? "OPTIONAL" : "REQUIRED" } as const;
+  switch (type.kind) {
     case "int64":
-      return { ...base, type: "INT64" };
+      return [{ ...base, type: "INT64" }];
     case "float64":
-      return { ...base, type: "DOUBLE" };
+      return [{ ...base, type: "DOUBLE" }];
     case "utf8":
-      return { ...base, type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } };
+      return [{ ...base, type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } }];
     case "binary":
-      return { ...base, type: "BYTE_ARRAY" };
+      return [{ ...base, type: "BYTE_ARRAY" }];
     case "bool":
-      return { ...base, type: "BOOLEAN" };
+      return [{ ...base, type: "BOOLEAN" }];
     case "date32":
-      return { ...base, type: "INT32", converted_type: "DATE", logical_type: { type: "DATE" } };
+      return [{ ...base, type: "INT32", converted_type: "DATE", logical_type: { type: "DATE" } }];
     case "timestamp":
-      return {
-        ...base,
-        type: "INT64",
-        converted_type: "TIMESTAMP_MILLIS",
-        logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MILLIS" },
-      };
+      return [
+        {
+          ...base,
+          type: "INT64",
+          converted_type: "TIMESTAMP_MILLIS",
+          logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MILLIS" },
+        },
+      ];
+    // The converted types alone: hyparquet-writer 0.17 writes an INTEGER logical type's bit width
+    // as a zigzag i32 where Thrift has an i8, which arrow-rs reads as 32 for 16 and refuses. Every
+    // reader maps INT_16 / INT_32 to the same INTEGER(16/32, signed).
+    case "int16":
+      return [{ ...base, type: "INT32", converted_type: "INT_16" }];
+    case "int32":
+      return [{ ...base, type: "INT32", converted_type: "INT_32" }];
+    case "float32":
+      return [{ ...base, type: "FLOAT" }];
+    case "decimal128": {
+      const precision = type.precision!;
+      const scale = type.scale!;
+      const decimal = { converted_type: "DECIMAL", precision, scale, logical_type: { type: "DECIMAL", precision, scale } } as const;
+      if (precision <= 9) return [{ ...base, type: "INT32", ...decimal }];
+      if (precision <= 18) return [{ ...base, type: "INT64", ...decimal }];
+      return [{ ...base, type: "FIXED_LEN_BYTE_ARRAY", type_length: decimalBytes(precision), ...decimal }];
+    }
+    case "timestamp_us":
+      // No converted type: TIMESTAMP_MICROS would say the values are adjusted to UTC.
+      return [{ ...base, type: "INT64", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: false, unit: "MICROS" } }];
+    case "timestamp_us_utc":
+      return [{ ...base, type: "INT64", converted_type: "TIMESTAMP_MICROS", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" } }];
+    case "list":
+      return [
+        { ...base, converted_type: "LIST", logical_type: { type: "LIST" }, num_children: 1 },
+        { name: "list", repetition_type: "REPEATED", num_children: 1 },
+        ...schemaElements(type.child!, "element", true),
+      ];
   }
+}
+
+/** The fewest bytes whose two's complement holds every unscaled value of `precision` digits. */
+function decimalBytes(precision: number): number {
+  let bytes = 1;
+  while (2n ** BigInt(8 * bytes - 1) <= DECIMAL_LIMITS[precision]!) bytes++;
+  return bytes;
 }
 
 /** What hyparquet-writer takes for a kind: bigints for INT64 columns, the Arrow value otherwise. */
@@ -96,7 +141,24 @@ const parquetValue: Record<ArrowKind, (value: ArrowValue) => unknown> = {
   binary: (x) => x,
   bool: (x) => x,
   date32: (x) => x,
+  int16: (x) => x,
+  int32: (x) => x,
+  float32: (x) => x,
+  // The unscaled value: hyparquet-writer writes a bigint as it is, on INT32, INT64 or bytes.
+  decimal128: (x) => x,
+  timestamp_us: (x) => x,
+  timestamp_us_utc: (x) => x,
+  list: () => {
+    throw new Error("a list is converted element by element (parquetConverter)");
+  },
 };
+
+/** A column's conversion from its Arrow value: a list's converts each element by its child's. */
+function parquetConverter(type: ColumnType): (value: ArrowValue) => unknown {
+  if (type.kind !== "list") return parquetValue[type.kind];
+  const element = parquetConverter(type.child!);
+  return (value) => (value as readonly (ArrowValue | null)[]).map((x) => (x === null ? null : element(x)));
+}
 
 /** The common values, converted without `convertValue` (which agrees with them); undefined otherwise. */
 const fastValue: Record<ArrowKind, (value: unknown) => unknown> = {
@@ -115,7 +177,25 @@ const fastValue: Record<ArrowKind, (value: unknown) => unknown> = {
     const days = parseIsoDate(v);
     return days === days ? days : undefined;
   },
+  int16: (v) => (typeof v === "number" && (v << 16) >> 16 === v ? v : undefined),
+  int32: (v) => (typeof v === "number" && (v | 0) === v ? v : undefined),
+  float32: (v) => (typeof v === "number" && Math.fround(v) === v ? v : undefined),
+  // Needs the column's precision: convertValue checks it.
+  decimal128: () => undefined,
+  timestamp_us: (v) => (typeof v === "bigint" && v >= INT64_MIN && v <= INT64_MAX ? v : undefined),
+  timestamp_us_utc: (v) => (typeof v === "bigint" && v >= INT64_MIN && v <= INT64_MAX ? v : undefined),
+  list: () => undefined,
 };
+
+/** What a list's values count towards a row group's bytes: its elements as other values count. */
+function listBytes(value: unknown): number {
+  if (!Array.isArray(value)) return 8;
+  let bytes = 8;
+  for (const element of value as unknown[]) {
+    bytes += typeof element === "string" ? element.length : element instanceof Uint8Array ? element.byteLength : Array.isArray(element) ? listBytes(element) : 8;
+  }
+  return bytes;
+}
 
 const CREATED_BY = `arrow402 version ${VERSION}`;
 
@@ -151,6 +231,8 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
   const safeIntegers = options.safeIntegers ?? true;
   const rowKeys = options.rowKeys ?? columns.map((column) => column.name);
   const positionKeys = columns.map((_, i) => i);
+  columns.forEach(checkColumnType);
+  const converters = columns.map(parquetConverter);
   const out = new DrainedWriter();
   const writer = new ParquetWriter({
     writer: out,
@@ -170,7 +252,11 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
     writer.write({
       // Text and binary columns carry no min/max: the writer keeps every row group's statistics
       // until the footer, as the values themselves, so rows of a few MB would be held to the end.
-      columnData: columns.map((column, c) => ({ name: column.name, data: pending[c]!, statistics: column.kind !== "utf8" && column.kind !== "binary" })),
+      columnData: columns.map((column, c) => ({
+        name: column.name,
+        data: pending[c]!,
+        statistics: column.kind !== "utf8" && column.kind !== "binary" && column.kind !== "list",
+      })),
       rowGroupSize: pendingRows,
     });
     pending = columns.map(() => []);
@@ -185,6 +271,8 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
     const converted = columns.map((column, c) => {
       const key = keys[c]!;
       const fast = fastValue[column.kind];
+      const toParquet = converters[c]!;
+      const isList = column.kind === "list";
       const values: unknown[] = new Array(rows.length);
       for (let r = 0; r < rows.length; r++) {
         const value = records[r]![key];
@@ -194,15 +282,15 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
             value === null
               ? column.nullable
                 ? null
-                : new Misfit(fitProblem(column.kind, null, { nullable: false }) ?? "NULL")
-              : convertValue(column.kind, value, safeIntegers);
+                : new Misfit(fitProblem(column, null, { nullable: false }) ?? "NULL")
+              : convertValue(column, value, safeIntegers);
           // Read column by column: the first misfit found is the first in column order, then row
           // order, the one the Arrow encoder names.
           if (result instanceof Misfit) throw new ValueDoesNotFit(c, firstRowIndex + r, result.detail);
-          parquet = result === null ? null : parquetValue[column.kind](result);
+          parquet = result === null ? null : toParquet(result);
         }
         values[r] = parquet;
-        pendingBytes += typeof value === "string" ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
+        pendingBytes += isList ? listBytes(value) : typeof value === "string" ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
       }
       return values;
     });

@@ -5,7 +5,7 @@
  */
 import { firstMisfit, fitProblem, ValueDoesNotFit, type EncoderColumn, type Row } from "../arrow/encode.ts";
 import { Misfit } from "../arrow/fit.ts";
-import type { ArrowKind } from "../arrow/types.ts";
+import { checkColumnType, type ArrowKind } from "../arrow/types.ts";
 import type { FormatOptions } from "./encoder.ts";
 import { textForms, type TextForm } from "./text-values.ts";
 
@@ -26,7 +26,10 @@ export type LineRenderer = (rows: readonly Row[], firstRowIndex: number) => stri
 export function lineRenderer(columns: EncoderColumn[], options: FormatOptions, layout: TextLayout): LineRenderer {
   const safeIntegers = options.safeIntegers ?? true;
   const forms = textForms(safeIntegers);
-  const cells = columns.map((column) => layout.cell(column.kind, forms[column.kind](), column));
+  const cells = columns.map((column) => {
+    checkColumnType(column);
+    return layout.cell(column.kind, forms[column.kind](column), column);
+  });
   const before = columns.map((column, i) => layout.before(column, i));
   const nullable = columns.map((column) => column.nullable);
   const rowKeys = options.rowKeys ?? columns.map((column) => column.name);
@@ -45,7 +48,7 @@ export function lineRenderer(columns: EncoderColumn[], options: FormatOptions, l
       for (let c = 0; c < width; c++) {
         const value = row[keys[c]!];
         let text: string | Misfit;
-        if (value === null) text = nullable[c] ? nullText : new Misfit(fitProblem(columns[c]!.kind, null, { nullable: false }) ?? "NULL");
+        if (value === null) text = nullable[c] ? nullText : new Misfit(fitProblem(columns[c]!, null, { nullable: false }) ?? "NULL");
         else text = cells[c]!(value);
         if (typeof text !== "string") {
           // Cells are read row by row: earlier columns may still hold a misfit in a later row.

@@ -126,7 +126,7 @@ function tableSummary(table: TableInfo) {
       ? null
       : table.columns.map((column) => ({
           name: column.name,
-          type: arrowTypeFor(column.kind).toString(),
+          type: arrowTypeFor(column).toString(),
           nullable: column.nullable,
           ...(column.description ? { description: column.description } : {}),
         })),

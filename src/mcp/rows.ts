@@ -9,19 +9,20 @@
  * `-1e999` for the infinities JSON has no literal for).
  *
  * Columns of types the SQLite engine never makes are read generically, for engines that do:
- * unsigned 64-bit integers like int64, and Decimal (PostgreSQL numeric(p,s), DuckDB HUGEINT as
+ * unsigned 64-bit integers like int64, Decimal (PostgreSQL numeric(p,s), DuckDB HUGEINT as
  * Decimal128(38,0)) always as a string of its exact digits at the column's scale
- * (formats/decimal.ts).
+ * (formats/decimal.ts), Int16/Int32 numbers, Float32 its shortest text as a number, Timestamp(µs)
+ * ISO-8601 with microseconds (`Z` only with a zone), List an array of its elements read the same way.
  *
  * Int64, Decimal, Date32 and Timestamp values are read from the column's buffers rather than through
  * apache-arrow's `get`, which turns timestamps into numbers, throws beyond 2^53 and gives a
  * decimal's words.
  */
-import { DataType, RecordBatchReader, type Vector } from "apache-arrow";
+import { DataType, Precision, RecordBatchReader, TimeUnit, type Vector } from "apache-arrow";
 import type { QueryResult } from "../results/executor.ts";
 import type { JsonCell, RawJson } from "../formats/json-values.ts";
-import { isoDate, isoTimestamp } from "../formats/iso.ts";
-import { base64, floatText } from "../formats/text-values.ts";
+import { isoDate, isoMicroseconds, isoTimestamp } from "../formats/iso.ts";
+import { base64, float32Text, floatText } from "../formats/text-values.ts";
 import { jsonFloat } from "../formats/json.ts";
 import { concatBytes } from "../formats/encoder.ts";
 import { decimalText, unscaledAt } from "../formats/decimal.ts";
@@ -60,6 +61,19 @@ const viaGet: CellReader = (vector, i) => vector.get(i) as string | boolean;
 function cellReader(type: DataType): CellReader {
   if (DataType.isInt(type) && type.bitWidth === 64) return int64Reader;
   if (DataType.isDecimal(type)) return (vector, i) => decimalText(unscaledAt(vector as Vector<typeof type>, i), type.scale);
+  if (DataType.isTimestamp(type) && type.unit === TimeUnit.MICROSECOND) {
+    // A zone names an instant, written in UTC; without one the value is a wall-clock time.
+    const utc = type.timezone !== null && type.timezone !== undefined && type.timezone !== "";
+    return (vector, i) => isoMicroseconds(valueAt<BigInt64Array>(vector, i), utc);
+  }
+  if (DataType.isFloat(type) && type.precision === Precision.SINGLE) return (vector, i) => float32Cell(valueAt<Float32Array>(vector, i));
+  if (DataType.isList(type)) {
+    const element = cellReader(type.children[0]!.type);
+    return (vector, i) => {
+      const elements = vector.get(i) as Vector;
+      return Array.from({ length: elements.length }, (_, j) => (elements.isValid(j) ? element(elements, j) : null));
+    };
+  }
   return READERS[String(type).split("<")[0]!] ?? viaGet;
 }
 
@@ -80,10 +94,12 @@ export async function queryRows(result: QueryResult): Promise<QueryRows> {
   return { columns, rows, row_count: rows.length };
 }
 
-/** The raw value in a record batch's column, whose data is one chunk. */
+/**
+ * The raw value in a record batch's column, whose data is one chunk. A sliced chunk (a List's
+ * elements) has its values sliced too: `data.offset` counts only in its validity bitmap.
+ */
 function valueAt<T extends { [index: number]: number | bigint }>(vector: Vector, index: number): T[number] {
-  const data = vector.data[0]!;
-  return (data.values as unknown as T)[data.offset + index]!;
+  return (vector.data[0]!.values as unknown as T)[index]!;
 }
 
 function int64Cell(value: bigint): JsonCell {
@@ -96,6 +112,12 @@ function floatCell(value: number): JsonCell {
   if (Number.isFinite(value) && !Object.is(value, -0)) return value;
   if (Number.isNaN(value)) return null;
   return rawJSON(jsonFloat(floatText(value)));
+}
+
+/** The text formats' float32: its shortest text, read as a number; -0 and ±Infinity as floatCell. */
+function float32Cell(value: number): JsonCell {
+  if (Number.isFinite(value) && !Object.is(value, -0)) return Number(float32Text(value));
+  return floatCell(value);
 }
 
 function exactNumber(value: bigint): number | bigint {

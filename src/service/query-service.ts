@@ -240,5 +240,5 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
 
 /** The result's Arrow fields, as the table endpoint describes them (ARCHITECTURE.md §3). */
 function exampleFields(query: ValidatedQuery) {
-  return query.columns.map(({ name, column }) => ({ name, data_type: arrowTypeFor(column.kind).toString(), nullable: column.nullable }));
+  return query.columns.map(({ name, column }) => ({ name, data_type: arrowTypeFor(column).toString(), nullable: column.nullable }));
 }

@@ -80,7 +80,7 @@ export function tableDocument(table: TableInfo) {
       fields: table.columns.map((column) => ({
         name: column.name,
         // Exactly the Arrow type the query endpoint returns for this column.
-        data_type: arrowTypeFor(column.kind).toString(),
+        data_type: arrowTypeFor(column).toString(),
         nullable: column.nullable,
         metadata: {
           ...(column.description ? { description: column.description } : {}),

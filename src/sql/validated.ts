@@ -41,7 +41,16 @@ export interface ValidatedQuery {
   selectListEnd: number;
 }
 
-/** The result's columns as every output format's encoder takes them, whatever the engine. */
+/**
+ * The result's columns as every output format's encoder takes them, whatever the engine: the
+ * column's type whole (a decimal's precision and scale, a list's element type, arrow/types.ts).
+ */
 export function encoderColumns(query: ValidatedQuery): EncoderColumn[] {
-  return query.columns.map((c) => ({ name: c.name, kind: c.column.kind, nullable: c.column.nullable }));
+  return query.columns.map(({ name, column: { kind, nullable, precision, scale, child } }) => ({
+    name,
+    kind,
+    nullable,
+    ...(precision === undefined ? {} : { precision, scale }),
+    ...(child === undefined ? {} : { child }),
+  }));
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createStreamEncoder, encodeRowsToIpc, fitProblem, ValueDoesNotFit } from "../../src/arrow/encode.ts";
-import { arrowKindFor, type ArrowKind } from "../../src/arrow/types.ts";
+import { arrowKindFor, type SqliteKind } from "../../src/arrow/types.ts";
 import { decode, decodedColumn, encoderColumns, seededRandom, storeAndRead, type TestColumn } from "./support.ts";
 
 type Random = () => number;
@@ -16,7 +16,7 @@ interface Sample {
 }
 
 const CASES = 200;
-const DECLARED: Record<ArrowKind, string[]> = {
+const DECLARED: Record<SqliteKind, string[]> = {
   int64: ["INTEGER", "BIGINT", "INT"],
   float64: ["REAL", "DOUBLE", "FLOAT"],
   utf8: ["TEXT", "VARCHAR(12)", "CLOB"],
@@ -25,9 +25,9 @@ const DECLARED: Record<ArrowKind, string[]> = {
   date32: ["DATE"],
   timestamp: ["DATETIME", "TIMESTAMP"],
 };
-const KINDS = Object.keys(DECLARED) as ArrowKind[];
+const KINDS = Object.keys(DECLARED) as SqliteKind[];
 /** Values each column type stores as they are but cannot represent. */
-const MISFITS: Record<ArrowKind, unknown[]> = {
+const MISFITS: Record<SqliteKind, unknown[]> = {
   int64: ["twelve", 1.5, new Uint8Array([1])],
   float64: ["pi", new Uint8Array([2])],
   utf8: [new Uint8Array([3, 4])],
@@ -54,7 +54,7 @@ function randomText(random: Random): string {
   return Array.from({ length: int(random, 12) }, () => (ascii ? pick(random, alphabet.slice(0, 4)) : pick(random, alphabet))).join("");
 }
 
-function sample(kind: ArrowKind, random: Random): Sample {
+function sample(kind: SqliteKind, random: Random): Sample {
   switch (kind) {
     case "int64": {
       const value = randomBigInt(random);

@@ -104,6 +104,8 @@ export function expectedCell(kind: ArrowKind, value: unknown): Canonical {
       const text = (value as string).replace(" ", "T");
       return BigInt(Date.parse(/(Z|[+-]\d\d:\d\d)$/.test(text) ? text : `${text}Z`));
     }
+    default:
+      throw new Error(`SQLite makes no ${kind} column`);
   }
 }
 
@@ -197,6 +199,8 @@ export function canonicalFromText(kind: ArrowKind, cell: unknown): Canonical {
     case "timestamp":
       if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(text as string)) throw new Error(`not ISO-8601 UTC: ${String(text)}`);
       return BigInt(Date.parse(text as string));
+    default:
+      throw new Error(`SQLite makes no ${kind} column (tests/formats/kinds.test.ts reads those)`);
   }
 }
 

@@ -6,11 +6,12 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Decimal, makeData, makeVector, Table, tableToIPC, Uint64, vectorFromArray, type Vector } from "apache-arrow";
-import { createStreamEncoder } from "../../src/arrow/encode.ts";
+import { createStreamEncoder, type EncoderColumn } from "../../src/arrow/encode.ts";
 import { createJsonValues } from "../../src/formats/json-values.ts";
 import { queryRows } from "../../src/mcp/rows.ts";
 import { arrowTypeFor } from "../../src/arrow/types.ts";
 import { edgeFixture } from "../formats/support.ts";
+import { KIND_CASES } from "../arrow/kind-cases.ts";
 
 const fixture = edgeFixture();
 const options = { rowKeys: fixture.rowKeys };
@@ -104,5 +105,20 @@ describe("Arrow types of other engines → MCP rows", () => {
   test("Uint64: a number while it is a safe integer, a string of its digits beyond", async () => {
     const read = await agentReads(vectorFromArray([2n ** 64n - 1n, 2n ** 53n, 2n ** 53n - 1n, 5n, null], new Uint64()));
     expect(read.values).toEqual(["18446744073709551615", "9007199254740992", 9007199254740991, 5, null]);
+  });
+});
+
+describe("the other engines' kinds (DESIGN §14) → MCP rows", () => {
+  test.each(KIND_CASES)("$name: each value as the JSON format writes it, whatever the batching", async ({ type, arrowType, values, json }) => {
+    const columns: EncoderColumn[] = [{ name: "v", ...type, nullable: true }];
+    const rows = values.map((value) => [value]);
+    const encoder = createStreamEncoder(columns);
+    const chunks = [encoder.schemaMessage()];
+    for (let first = 0; first < rows.length; first += 2) chunks.push(encoder.batchMessage(rows.slice(first, first + 2), first));
+    chunks.push(encoder.endMessage());
+    const result = await queryRows({ complete: chunks, rows: rows.length });
+    expect(result.columns).toEqual([{ name: "v", type: arrowType }]);
+    expect(result.rows.map(([cell]) => JSON.stringify(cell))).toEqual(json);
+    expect(JSON.stringify(result.rows)).toBe(JSON.stringify(createJsonValues(columns)(rows)));
   });
 });
