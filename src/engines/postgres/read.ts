@@ -1,0 +1,228 @@
+/**
+ * One read from PostgreSQL (DESIGN.md §14 "Reads only, bounded"): a reserved connection,
+ * BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY (the count and the rows from one snapshot),
+ * statement_timeout as the server's own guard, then `COPY (SELECT …) TO STDOUT (FORMAT binary)`
+ * read through Bun.SQL's `readable()` (Bun ≥ 1.4.4) and decoded (copy-binary.ts) into batches that
+ * are pulled: what is not asked for is not read, and the server waits (ClientWrite).
+ *
+ * statement_timeout is only the server's guard: a backend blocked writing to a reader that stopped
+ * reading may not act on it (nor on a cancel) until it can write again, and a failure that reaches
+ * Bun behind unread bytes settles nothing until they are read. So the deadline is ours: at
+ * `deadlineMs` (default `timeoutMs`), or when `signal` aborts, or when the consumer stops iterating,
+ * the statement is cancelled (`q.cancel()`: a CancelRequest on a second connection, while Bun drains
+ * the socket so the backend can act on it), the transaction rolled back, and the connection
+ * released, whether or not the consumer comes back.
+ * A connection whose ROLLBACK is not answered within ROLLBACK_GRACE_MS is closed, not pooled.
+ */
+import type { ReservedSQL, SQL } from "bun";
+import { timeLimitError } from "../sqlite/time-budget.ts";
+import { BinaryCopyDecoder, type CopyDecoderOptions, type DecodedBatch } from "./copy-binary.ts";
+import type { DecodeColumn } from "./types.ts";
+
+export interface PgReadOptions extends CopyDecoderOptions {
+  /**
+   * The SELECT to read, without parameters (COPY takes none): literals are inlined, which is exact
+   * because standard_conforming_strings is on in the read's transaction. Its select list must read
+   * each column in the form `columns` expects (types.ts selectExpression).
+   */
+  select: string;
+  /** The select list's columns, in order. */
+  columns: readonly DecodeColumn[];
+  /** The server's statement_timeout, and this read's deadline unless `deadlineMs` (limits.query_timeout_ms). */
+  timeoutMs: number;
+  /**
+   * When this read is stopped, from the call, if not at `timeoutMs`: a caller that does not count the
+   * time its reader is slow gives more (or Infinity, and stops the read through `signal`).
+   */
+  deadlineMs?: number;
+  /** Stops the read when aborted (the client went away); the read rejects with its reason. */
+  signal?: AbortSignal;
+  /** Also count the select's rows, in the same snapshot, before the read (per_row prices). */
+  count?: boolean;
+}
+
+export interface PgRead {
+  /** The select's row count in the read's snapshot (when asked for), else null. */
+  readonly count: number | null;
+  /**
+   * The decoded batches, pulled. Ends after the last batch (COMMIT, release); rejects with the
+   * deadline's error, the signal's reason, a refused value (PgValueRefused) or the server's error.
+   * Leaving the iteration early (break, return()) stops the read.
+   */
+  readonly batches: AsyncGenerator<DecodedBatch, void, undefined>;
+  /** Stops the read if it still runs; resolves once the connection is released. */
+  close(reason?: unknown): Promise<void>;
+}
+
+/** How long a ROLLBACK or COMMIT may take before the connection is closed instead of pooled. */
+export const ROLLBACK_GRACE_MS = 5_000;
+
+/** Session settings of the read's transaction (set_config(…, true): they end with it). */
+function settings(timeoutMs: number): [string, string][] {
+  return [
+    ["statement_timeout", String(Math.max(1, Math.ceil(timeoutMs)))],
+    // A backend whose client vanished mid-transaction (no TCP reset) ends on its own.
+    ["idle_in_transaction_session_timeout", String(Math.ceil(timeoutMs) + ROLLBACK_GRACE_MS)],
+    // Inlined literals ('…' with backslashes) read as written.
+    ["standard_conforming_strings", "on"],
+    // The text form of `::text` columns, whatever the role's or database's defaults.
+    ["DateStyle", "ISO, YMD"],
+    ["IntervalStyle", "postgres"],
+    ["TimeZone", "UTC"],
+    ["extra_float_digits", "1"],
+    ["bytea_output", "hex"],
+    // A seq scan starts at the table's first page, so a repeated read meets the rows in the same order.
+    ["synchronize_seqscans", "off"],
+  ];
+}
+
+/** Opens the read: reserve, BEGIN, settings, count; the COPY starts at once and is read as pulled. */
+export async function openPgRead(sql: SQL, options: PgReadOptions): Promise<PgRead> {
+  options.signal?.throwIfAborted();
+  const conn = await sql.reserve(options.signal === undefined ? undefined : { signal: options.signal });
+  const decoder = new BinaryCopyDecoder(options.columns, options);
+
+  let stopped: { reason: unknown } | null = null;
+  /** The statement the connection runs now (BEGIN, the settings, the count, the COPY). */
+  let running: Bun.SQL.Query<unknown> | null = null;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  let copy: Promise<unknown> | null = null;
+  /** The COPY's own failure (a server error), kept for the consumer when it comes back. */
+  let copyFailed: { error: unknown } | null = null;
+  let finished: Promise<void> | null = null;
+
+  const finish = (commit: boolean): Promise<void> =>
+    (finished ??= (async () => {
+      clearTimeout(deadline);
+      options.signal?.removeEventListener("abort", onAbort);
+      const statement = running;
+      if (!commit) {
+        statement?.cancel();
+        await reader?.cancel().catch(() => {});
+      }
+      // The statement settles before the transaction ends: a cancel meant for it cannot reach the
+      // next user of the pooled connection.
+      await statement?.catch(() => {});
+      await endTransaction(conn, commit);
+    })());
+  const copyError = (): unknown => copyFailed?.error;
+  /** Throws the stop's reason once stopped (a function: the stop comes from callbacks). */
+  const throwIfStopped = (): void => {
+    if (stopped !== null) throw stopped.reason;
+  };
+  const stop = (reason: unknown) => {
+    if (stopped !== null || finished !== null) return;
+    stopped = { reason };
+    void finish(false);
+  };
+  const deadlineMs = options.deadlineMs ?? options.timeoutMs;
+  const deadline = Number.isFinite(deadlineMs) ? setTimeout(() => stop(timeLimitError(deadlineMs)), deadlineMs) : undefined;
+  const onAbort = () => stop(options.signal?.reason);
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+
+  /** The error to report: the stop's reason once stopped; the server's statement_timeout is our time limit. */
+  const failure = (error: unknown): unknown => {
+    if (stopped !== null) return stopped.reason;
+    if (isStatementTimeout(error)) return timeLimitError(options.timeoutMs);
+    return error;
+  };
+  const run = async <T>(query: Bun.SQL.Query<T>): Promise<T> => {
+    throwIfStopped();
+    running = query as Bun.SQL.Query<unknown>;
+    try {
+      return await query;
+    } finally {
+      running = null;
+    }
+  };
+
+  let count: number | null = null;
+  try {
+    await run(conn.unsafe("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+    const pairs = settings(options.timeoutMs);
+    await run(conn.unsafe(`SELECT ${pairs.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(", ")}`, pairs.flat()));
+    if (options.count === true) {
+      const [row] = (await run(conn.unsafe(`SELECT count(*)::text AS n FROM (${options.select}) AS counted`))) as { n: string }[];
+      count = Number(row!.n);
+    }
+    throwIfStopped();
+    const query = conn.unsafe(`COPY (${options.select}) TO STDOUT (FORMAT binary)`);
+    reader = query.readable().getReader();
+    running = query as Bun.SQL.Query<unknown>;
+    copy = query;
+    // A statement that fails while nobody pulls (an error on its first rows) gives its connection
+    // back at once; the consumer gets the error when it comes.
+    query.catch((error: unknown) => {
+      copyFailed = { error };
+      void finish(false);
+    });
+  } catch (error) {
+    const reported = failure(error);
+    await finish(false);
+    throw reported;
+  }
+
+  async function* batches(): AsyncGenerator<DecodedBatch, void, undefined> {
+    let complete = false;
+    try {
+      for (;;) {
+        throwIfStopped();
+        let chunk: Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>;
+        try {
+          chunk = await reader!.read();
+        } catch (error) {
+          throw failure(copyError() ?? error);
+        }
+        throwIfStopped();
+        const failed = copyError();
+        if (failed !== undefined) throw failure(failed);
+        if (chunk.done) break;
+        for (const batch of decoder.push(chunk.value)) {
+          yield batch;
+          throwIfStopped();
+        }
+      }
+      const last = decoder.end();
+      await copy!.catch((error: unknown) => {
+        throw failure(error);
+      });
+      complete = true;
+      if (last !== null) yield last;
+    } finally {
+      // Either the stream ended (COMMIT) or anything else happened: cancel, ROLLBACK.
+      await finish(complete && stopped === null);
+    }
+  }
+
+  return {
+    count,
+    batches: batches(),
+    async close(reason?: unknown) {
+      stop(reason ?? new Error("the read was closed"));
+      await finish(false);
+    },
+  };
+}
+
+/** COMMIT or ROLLBACK, then release; a connection that does not answer in time is closed instead. */
+async function endTransaction(conn: ReservedSQL, commit: boolean): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const ended = await Promise.race([
+    conn.unsafe(commit ? "COMMIT" : "ROLLBACK").then(
+      () => true,
+      () => false,
+    ),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ROLLBACK_GRACE_MS))),
+  ]);
+  clearTimeout(timer);
+  // Bun closes a connection released inside a transaction rather than pooling it; one whose server
+  // stopped answering is closed here, so the pool never hands it out again.
+  if (ended) await conn.release();
+  else await conn.close().catch(() => {});
+}
+
+/** PostgreSQL's query_canceled (57014) raised by statement_timeout. */
+function isStatementTimeout(error: unknown): boolean {
+  const e = error as { errno?: unknown; message?: unknown } | null;
+  return e?.errno === "57014" && /statement timeout/i.test(String(e.message));
+}

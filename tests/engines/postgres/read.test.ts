@@ -1,0 +1,280 @@
+/**
+ * One read from a real PostgreSQL (src/engines/postgres/read.ts; DESIGN.md §14 "Reads only,
+ * bounded"): the count and the rows from one REPEATABLE READ READ ONLY snapshot, batches pulled
+ * (a stalled reader leaves the server waiting in ClientWrite), and every way a read ends —
+ * consumer leaves, AbortSignal, deadline, server error, refused value — stops the statement on the
+ * server (pg_stat_activity) and gives the one pooled connection back, usable.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { timeLimitError } from "../../../src/engines/sqlite/time-budget.ts";
+import { openPgRead, type PgReadOptions } from "../../../src/engines/postgres/read.ts";
+import { PgValueRefused } from "../../../src/engines/postgres/refusal.ts";
+import type { DecodeColumn } from "../../../src/engines/postgres/types.ts";
+import { usePostgres } from "../../support/postgres.ts";
+
+const postgres = usePostgres();
+/** The reads' pool: one connection, so a read that does not give it back makes the next call wait. */
+let pool: SQL;
+/** Watches pg_stat_activity and writes concurrently. */
+let monitor: SQL;
+
+const ROWS = 200_000;
+const columns: DecodeColumn[] = [
+  { name: "id", type: { kind: "int64" }, wire: "int8" },
+  { name: "ts", type: { kind: "timestamp_us_utc" }, wire: "timestamp" },
+  { name: "label", type: { kind: "utf8" }, wire: "text" },
+];
+const select = `SELECT id, ts, label FROM events ORDER BY id`;
+
+beforeAll(async () => {
+  pool = new SQL({ url: postgres.url, max: 1 });
+  monitor = new SQL({ url: postgres.url, max: 2 });
+  await monitor.unsafe(`
+    CREATE TABLE events AS
+    SELECT g::int8 AS id, timestamptz '2000-01-01 00:00:00+00' + g * interval '1.000001 second' AS ts, md5(g::text) || ' label' AS label
+    FROM generate_series(1, ${ROWS}) g;
+    ALTER TABLE events ADD PRIMARY KEY (id);
+    CREATE SEQUENCE counter;
+  `);
+});
+
+afterAll(async () => {
+  await pool?.close();
+  await monitor?.close();
+});
+
+afterEach(async () => {
+  // Whatever a test did, its read left nothing running and gave the connection back.
+  expect(await running()).toEqual([]);
+  expect(await usable()).toBe(true);
+});
+
+/** The reads' statements the server is still running. */
+async function running(): Promise<{ state: string; wait_event: string | null }[]> {
+  return (await monitor`
+    SELECT state, wait_event FROM pg_stat_activity
+    WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle' AND query NOT LIKE '%pg_stat_activity%'`) as { state: string; wait_event: string | null }[];
+}
+
+/** Polls until the server runs none of the reads' statements; the milliseconds it took. */
+async function gone(withinMs = 5_000): Promise<number> {
+  const started = performance.now();
+  while ((await running()).some((r) => r.state === "active")) {
+    if (performance.now() - started > withinMs) throw new Error(`the statement still runs on the server after ${withinMs} ms`);
+    await Bun.sleep(5);
+  }
+  return performance.now() - started;
+}
+
+/** The pool's one connection answers within 2 s (it was released, not left in a transaction). */
+async function usable(): Promise<boolean> {
+  const answer = pool`SELECT 1 AS ok`;
+  const result = await Promise.race([answer, Bun.sleep(2_000).then(() => null)]);
+  if (result === null) {
+    answer.cancel();
+    return false;
+  }
+  return (result as { ok: number }[])[0]?.ok === 1;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return await promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error,
+  );
+}
+
+function options(extra: Partial<PgReadOptions> = {}): PgReadOptions {
+  return { select, columns, timeoutMs: 30_000, ...extra };
+}
+
+describe("a full read", () => {
+  test("the count and the rows come from one snapshot, in order, in batches", async () => {
+    const read = await openPgRead(pool, options({ count: true, batchRows: 50_000 }));
+    expect(read.count).toBe(ROWS);
+    // Rows written meanwhile are in neither.
+    await monitor`INSERT INTO events SELECT g, now(), 'late' FROM generate_series(${ROWS + 1}, ${ROWS + 100}) g`;
+    let seen = 0;
+    const sizes: number[] = [];
+    for await (const batch of read.batches) {
+      expect(batch.firstRowIndex).toBe(seen);
+      for (const row of batch.rows) expect(row[0]).toBe(BigInt(++seen));
+      sizes.push(batch.rows.length);
+    }
+    expect(seen).toBe(ROWS);
+    expect(sizes).toEqual([50_000, 50_000, 50_000, 50_000]);
+    await monitor`DELETE FROM events WHERE id > ${ROWS}`;
+  });
+
+  test("exact values through the whole path", async () => {
+    const read = await openPgRead(pool, options({ select: `SELECT id, ts, label FROM events WHERE id IN (1, ${ROWS}) ORDER BY id` }));
+    const rows: unknown[][] = [];
+    for await (const batch of read.batches) rows.push(...batch.rows);
+    expect(rows).toEqual([
+      [1n, 946_684_801_000_001n, "c4ca4238a0b923820dcc509a6f75849b label"],
+      [BigInt(ROWS), 946_684_800_000_000n + BigInt(ROWS) * 1_000_001n, `${new Bun.CryptoHasher("md5").update(String(ROWS)).digest("hex")} label`],
+    ]);
+  });
+
+  test("the transaction is read-only", async () => {
+    const read = await openPgRead(pool, options({ select: `SELECT nextval('counter')::int8, now(), 'x'` }));
+    const error = (await rejection(read.batches.next())) as { errno?: string; message: string };
+    expect(error.errno).toBe("25006");
+    expect(error.message).toContain("read-only transaction");
+  });
+
+  test("a server error mid-read rejects with it", async () => {
+    const read = await openPgRead(pool, options({ select: `SELECT id, ts, (1 / (${ROWS / 2} - id))::text FROM events ORDER BY id` }));
+    const error = (await rejection(Array.fromAsync(read.batches))) as { errno?: string };
+    expect(error.errno).toBe("22012");
+  });
+
+  test("a statement that fails while nobody pulls gives its connection back; the error waits for the consumer", async () => {
+    const read = await openPgRead(pool, options({ select: `SELECT id, ts, (1 / (id - 1))::text FROM events ORDER BY id` }));
+    await waitFor(async () => (await running()).length === 0);
+    expect(await usable()).toBe(true);
+    const error = (await rejection(read.batches.next())) as { errno?: string };
+    expect(error.errno).toBe("22012");
+  });
+
+  test("a server error in the count rejects the open", async () => {
+    const failing = `SELECT x FROM (VALUES (1), (0)) AS v(x) WHERE 1 / x > 0`;
+    const error = (await rejection(openPgRead(pool, options({ select: failing, count: true })))) as { errno?: string };
+    expect(error.errno).toBe("22012");
+  });
+});
+
+describe("pulled, and stopped on the server", () => {
+  test("a stalled reader leaves the server waiting to write; leaving the loop stops it", async () => {
+    const read = await openPgRead(pool, options({ batchRows: 1000 }));
+    for await (const batch of read.batches) {
+      expect(batch.rows.length).toBe(1000);
+      // Nothing is read while nobody pulls: the server fills the socket and waits.
+      await waitFor(async () => (await running()).some((r) => r.state === "active" && r.wait_event === "ClientWrite"));
+      break;
+    }
+    expect(await gone()).toBeLessThan(2_000);
+  });
+
+  test("an AbortSignal stops the statement while the consumer is away; the read rejects with its reason", async () => {
+    const controller = new AbortController();
+    const read = await openPgRead(pool, options({ signal: controller.signal, batchRows: 1000 }));
+    await read.batches.next();
+    await waitFor(async () => (await running()).some((r) => r.wait_event === "ClientWrite"));
+    const reason = new Error("the client went away");
+    controller.abort(reason);
+    expect(await gone()).toBeLessThan(2_000);
+    // The connection is back in the pool before the consumer returns.
+    expect(await usable()).toBe(true);
+    expect(await rejection(read.batches.next())).toBe(reason);
+  });
+
+  test("with no deadline of its own (deadlineMs: Infinity) a stalled read waits, and its signal stops it", async () => {
+    const controller = new AbortController();
+    const read = await openPgRead(pool, options({ deadlineMs: Infinity, signal: controller.signal, batchRows: 1000 }));
+    try {
+      await read.batches.next();
+      await waitFor(async () => (await running()).some((r) => r.wait_event === "ClientWrite"));
+      await Bun.sleep(1_000);
+      expect(await running()).toEqual([{ state: "active", wait_event: "ClientWrite" }]);
+      controller.abort(new Error("stop"));
+      expect(await gone()).toBeLessThan(2_000);
+      expect(((await rejection(read.batches.next())) as Error).message).toBe("stop");
+    } finally {
+      await read.close();
+    }
+  });
+
+  test("the deadline stops a stalled read", async () => {
+    const opened = performance.now();
+    // statement_timeout stays at 30 s: what stops the read is our own deadline.
+    const read = await openPgRead(pool, options({ deadlineMs: 1_000, batchRows: 1000 }));
+    await read.batches.next();
+    await waitFor(async () => (await running()).some((r) => r.wait_event === "ClientWrite"));
+    await gone(5_000);
+    const stoppedAfter = performance.now() - opened;
+    expect(stoppedAfter).toBeGreaterThan(950);
+    expect(stoppedAfter).toBeLessThan(3_000);
+    const error = (await rejection(read.batches.next())) as Error;
+    expect(error.message).toBe(timeLimitError(1_000).message);
+  });
+
+  test("the deadline stops a statement still computing, and a count", async () => {
+    const slow = `SELECT id, ts, label FROM events WHERE pg_sleep(0.5) IS NOT NULL`;
+    const started = performance.now();
+    const read = await openPgRead(pool, options({ select: slow, timeoutMs: 700 }));
+    const error = (await rejection(read.batches.next())) as Error;
+    expect(error.message).toBe(timeLimitError(700).message);
+    expect(performance.now() - started).toBeLessThan(3_000);
+    await gone();
+
+    const counting = (await rejection(openPgRead(pool, options({ select: slow, timeoutMs: 700, count: true })))) as Error;
+    expect(counting.message).toBe(timeLimitError(700).message);
+  });
+
+  test("a refused value stops the read at its row, naming it", async () => {
+    const read = await openPgRead(pool, {
+      select: `SELECT id, CASE WHEN id = 150001 THEN 'infinity' ELSE ts END FROM events ORDER BY id`,
+      columns: [columns[0]!, columns[1]!],
+      timeoutMs: 30_000,
+    });
+    let delivered = 0;
+    const error = await rejection(
+      (async () => {
+        for await (const batch of read.batches) delivered += batch.rows.length;
+      })(),
+    );
+    expect(error).toBeInstanceOf(PgValueRefused);
+    expect((error as PgValueRefused).rowIndex).toBe(150_000);
+    expect(delivered).toBeLessThanOrEqual(150_000);
+  });
+
+  test("close() before any pull, and an AbortSignal already aborted", async () => {
+    const read = await openPgRead(pool, options());
+    await read.close();
+    expect(await rejection(read.batches.next())).toBeInstanceOf(Error);
+    const reason = new Error("gone already");
+    expect(await rejection(openPgRead(pool, options({ signal: AbortSignal.abort(reason) })))).toBe(reason);
+  });
+});
+
+describe("memory", () => {
+  test("a 1,000,000-row read stays within bounded memory", async () => {
+    const million = `SELECT g::int8, timestamptz '2000-01-01 00:00:00+00' + g * interval '1 microsecond', md5(g::text) || ' label', g / 7.0::float8
+                     FROM generate_series(1, 1000000) g`;
+    const read = await openPgRead(pool, {
+      select: million,
+      columns: [...columns, { name: "f", type: { kind: "float64" }, wire: "float8" }],
+      timeoutMs: 60_000,
+      count: true,
+    });
+    Bun.gc(true);
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    let rows = 0;
+    let last: unknown[] = [];
+    for await (const batch of read.batches) {
+      rows += batch.rows.length;
+      last = batch.rows.at(-1)!;
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }
+    expect(read.count).toBe(1_000_000);
+    expect(rows).toBe(1_000_000);
+    expect(last).toEqual([1_000_000n, 946_684_801_000_000n, `${new Bun.CryptoHasher("md5").update("1000000").digest("hex")} label`, 1_000_000 / 7]);
+    // About 82 MB on the wire and several hundred MB as rows: a read that held them would grow by far more.
+    const grownMb = (peak - before) / 1024 / 1024;
+    console.log(`1M rows: RSS grew by ${grownMb.toFixed(0)} MB during the read`);
+    expect(grownMb).toBeLessThan(150);
+  });
+});
+
+async function waitFor(condition: () => Promise<boolean>, withinMs = 5_000): Promise<void> {
+  const started = performance.now();
+  while (!(await condition())) {
+    if (performance.now() - started > withinMs) throw new Error(`not within ${withinMs} ms`);
+    await Bun.sleep(10);
+  }
+}
