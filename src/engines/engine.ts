@@ -53,6 +53,12 @@ export interface TableEngine {
    * results are kept under it (results/result-cache.ts). Null: not known now, nothing is kept.
    */
   dataVersion(): bigint | null;
+  /**
+   * What the engine makes of a validated query, before any price or payment (DESIGN.md §14, §17):
+   * throws a BadRequestError naming the construct and the engine when it cannot run it with the
+   * dialect's meaning; otherwise says what in it can fail on some stored value (null: nothing).
+   */
+  check(query: ValidatedQuery): { failsOnData: string | null };
   /** Whether a read of the query is provably small, whatever the data (a fixed-price one may run while /verify is in flight). */
   isSmall(query: ValidatedQuery): boolean;
   /** The number of rows the query returns, without reading them out (an engine may keep counts while its data is unchanged). */

@@ -97,6 +97,11 @@ export class QueryExecutor {
     return engine;
   }
 
+  /** The engine's word on the query before anything is priced (engines/engine.ts `check`): a 400, or what can fail on a value. */
+  check(query: ValidatedQuery): { failsOnData: string | null } {
+    return this.engineOf(query).check(query);
+  }
+
   /** Whether the query is a provably small read: cheap whatever the data. */
   isSmall(query: ValidatedQuery): boolean {
     return this.engineOf(query).isSmall(query);

@@ -110,14 +110,14 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
    * required; `LIMIT … OFFSET k` would otherwise say whether more than k + max_rows rows match)
    * and the constructs that fail on a value (sql/data-failures.ts).
    */
-  function checkSealed(query: ValidatedQuery): void {
+  function checkSealed(query: ValidatedQuery, failsOnData: string | null): void {
     const max = config.limits.maxRows;
     if (query.limit === null || query.limit > max) {
       throw new BadRequestError(
         `Queries of table '${query.table.name}' need a LIMIT of at most ${max} (this table does not tell how many rows a query matches before payment): add LIMIT n, e.g. LIMIT ${Math.min(max, 1000)}`,
       );
     }
-    if (query.failsOnData !== null) throw new BadRequestError(`On table '${query.table.name}', ${query.failsOnData}`);
+    if (failsOnData !== null) throw new BadRequestError(`On table '${query.table.name}', ${failsOnData}`);
   }
 
   /**
@@ -163,10 +163,12 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       const data = (result: QueryResult, receipt: SettlementReceipt | null): QueryAnswer => ({ kind: "data", table, format, result, receipt });
       const tags = query.table.config.priceTags;
       const cap = request.answerCap;
+      // The engine's refusal (a construct it cannot run with the dialect's meaning) comes before any price.
+      const { failsOnData } = executor.check(query);
       const sealed = quotesRevealNothing(tags);
       // A transport's cap first: its refusal names the cap a LIMIT must be within.
       await checkCap(query, cap);
-      if (sealed) checkSealed(query);
+      if (sealed) checkSealed(query, failsOnData);
       // Under a cap the whole (small) result is read and checked; otherwise it streams.
       const deliver = async () => (cap === undefined ? executor.stream(query, format) : (await collectWithinLimit(query, cap, format, request.signal)).result);
       if (!queriesArePaid(tags)) return data(await deliver(), null);

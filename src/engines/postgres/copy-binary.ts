@@ -14,7 +14,7 @@
  * engine's rule (db/protocol.ts BATCH_ROWS, BATCH_MAX_BYTES; DESIGN.md §14 "streamed").
  */
 import { ServerError } from "../../errors.ts";
-import { BATCH_MAX_BYTES, batchRowsFor } from "../sqlite/protocol.ts";
+import { BATCH_MAX_BYTES, batchRowsFor } from "../../results/batches.ts";
 import { PgValueRefused, Refusal } from "./refusal.ts";
 import type { DecodeColumn } from "./types.ts";
 import { valueDecoder, WireMismatch, type ValueDecoder } from "./values.ts";

@@ -15,7 +15,7 @@
  * A connection whose ROLLBACK is not answered within ROLLBACK_GRACE_MS is closed, not pooled.
  */
 import type { ReservedSQL, SQL } from "bun";
-import { timeLimitError } from "../sqlite/time-budget.ts";
+import { timeLimitError } from "../../results/time-budget.ts";
 import { BinaryCopyDecoder, type CopyDecoderOptions, type DecodedBatch } from "./copy-binary.ts";
 import type { DecodeColumn } from "./types.ts";
 
@@ -73,6 +73,9 @@ function settings(timeoutMs: number): [string, string][] {
     ["bytea_output", "hex"],
     // A seq scan starts at the table's first page, so a repeated read meets the rows in the same order.
     ["synchronize_seqscans", "off"],
+    // Nor do parallel workers interleave their rows: the same data reads as the same bytes, whose
+    // digest a replay is compared by (DESIGN.md §17).
+    ["max_parallel_workers_per_gather", "0"],
   ];
 }
 
@@ -225,4 +228,37 @@ async function endTransaction(conn: ReservedSQL, commit: boolean): Promise<void>
 function isStatementTimeout(error: unknown): boolean {
   const e = error as { errno?: unknown; message?: unknown } | null;
   return e?.errno === "57014" && /statement timeout/i.test(String(e.message));
+}
+
+/**
+ * The row count of a query (`count`: its `SELECT count(*) …`), in a READ ONLY transaction of its
+ * own under statement_timeout, stopped on the server by our deadline as a read is.
+ */
+export async function countPgRows(sql: SQL, count: string, timeoutMs: number): Promise<number> {
+  const conn = await sql.reserve();
+  let ended = false;
+  try {
+    await conn.unsafe("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    await conn`SELECT set_config('statement_timeout', ${String(Math.max(1, Math.ceil(timeoutMs)))}, true)`;
+    const query = conn.unsafe(count);
+    const timer = setTimeout(() => query.cancel(), timeoutMs);
+    let rows: { count: string | number | bigint }[];
+    try {
+      rows = (await query) as { count: string | number | bigint }[];
+    } catch (error) {
+      throw isCancel(error) ? timeLimitError(timeoutMs) : error;
+    } finally {
+      clearTimeout(timer);
+    }
+    await endTransaction(conn, true);
+    ended = true;
+    return Number(Object.values(rows[0] ?? { count: 0 })[0]);
+  } finally {
+    if (!ended) await endTransaction(conn, false);
+  }
+}
+
+/** The server's word for a statement cancelled (57014: our cancel, or statement_timeout). */
+function isCancel(error: unknown): boolean {
+  return (error as { errno?: string }).errno === "57014";
 }

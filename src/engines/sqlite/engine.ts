@@ -24,7 +24,7 @@ import { batchRowsFor, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type ToWo
 import { rowidSpanSql, rowidSql } from "./rowid.ts";
 import { StripePlanner } from "./stripe-plan.ts";
 import { StripedScan } from "./striped.ts";
-import { TimeBudget, timeLimitError } from "./time-budget.ts";
+import { TimeBudget, timeLimitError } from "../../results/time-budget.ts";
 
 export interface SqliteLimits {
   maxRows: number;
@@ -117,6 +117,11 @@ export class SqliteEngine implements TableEngine {
   /** SQLite's `PRAGMA data_version` in the small reads' snapshot (inline.ts). */
   dataVersion(): bigint | null {
     return this.inline.dataVersion();
+  }
+
+  /** SQLite runs the validated text itself: what can fail on a value is what validation found. */
+  check(query: ValidatedQuery): { failsOnData: string | null } {
+    return { failsOnData: query.failsOnData };
   }
 
   /** Whether the query is a provably small read (see inline.ts): cheap whatever the data. */

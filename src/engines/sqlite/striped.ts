@@ -21,7 +21,7 @@ import { KeptParts, type Part } from "./kept-parts.ts";
 import type { SendingOptions } from "../../results/outgoing.ts";
 import { ResultStream, workerError, type QueryResult } from "../../results/result-stream.ts";
 import { RANGE_ROWIDS, type StripePlan } from "./stripe-plan.ts";
-import { TimeBudget, timeLimitError } from "./time-budget.ts";
+import { TimeBudget, timeLimitError } from "../../results/time-budget.ts";
 
 /** Ranges queued at each worker, so it does not wait for the HTTP thread between two. */
 const QUEUED_PER_WORKER = 2;

@@ -3,7 +3,7 @@
  * statement, so on expiry the caller terminates the worker; time the worker spends waiting for a
  * slow reader (back-pressure) is not counted against the query.
  */
-import { BadRequestError } from "../../errors.ts";
+import { BadRequestError } from "../errors.ts";
 
 /** A time limit that can be paused while the worker waits on a slow reader. */
 export class TimeBudget {
