@@ -8,6 +8,7 @@ import type { Config, SourceConfig } from "../config/types.ts";
 import { ConfigError } from "../errors.ts";
 import { foldCase } from "../identifiers.ts";
 import type { TableEngine } from "./engine.ts";
+import { PostgresEngine } from "./postgres/engine.ts";
 import { SqliteEngine } from "./sqlite/engine.ts";
 
 export interface EngineOptions {
@@ -32,7 +33,7 @@ function openEngine(name: string, source: SourceConfig, config: Config, options:
     case "sqlite":
       return new SqliteEngine(source.path, config.limits, options.workers);
     case "postgres":
-      throw new ConfigError([`databases.${name}.postgres: PostgreSQL sources are not served by this version; serve the table from a SQLite source`]);
+      return new PostgresEngine({ name, url: source.url, schema: source.schema, maxConnections: source.maxConnections }, config.limits);
   }
 }
 
