@@ -3,10 +3,10 @@
  * column's affinity converts the other operand: '10' is the number 10 next to an INTEGER column,
  * 10 is the text '10' next to a TEXT one), then storage classes: numbers compare exactly across
  * INTEGER and REAL (PostgreSQL rounds int8 to float8: 2^53 + 1 = 2^53 there), text compares by code
- * point (COLLATE "C"), and values of two classes are never equal (a number is below any text,
- * which is below any blob): refused, as that is almost always a mistake. Dates and timestamps are
- * their text in SQLite, so they compare as that text (sortable) unless a canonical literal lets the
- * comparison stay on the column (and its index).
+ * point (COLLATE "C"), and values of two classes compare by class (a number is below any text,
+ * which is below any blob). Text read from the table next to a number would be converted when it
+ * reads as one: refused. Dates and timestamps are their text in SQLite, so they compare as that
+ * text unless a canonical literal lets the comparison stay on the column (and its index).
  */
 import type { Affinity } from "./columns.ts";
 import { numericLiteral } from "./literals.ts";

@@ -11,8 +11,7 @@
  * - date(), time(), datetime(), julianday(), unixepoch(), strftime() of one date or timestamp
  *   column, or a canonical literal; no modifiers, no 'now'; strftime with %Y %m %d %H %M %S %%.
  */
-import { compare } from "./comparisons.ts";
-import { canonicalDate } from "./comparisons.ts";
+import { canonicalDate, compare } from "./comparisons.ts";
 import { notAvailable } from "./refusal.ts";
 import type { Scope } from "./expressions.ts";
 import { doubleToInt64, numberFromText } from "./sqlite-numbers.ts";
@@ -132,6 +131,7 @@ const FUNCTIONS: Record<string, Compiler> = {
 
   nullif([a, b], construct) {
     if (isNull(a!)) return NULL_VALUE;
+    if (a!.class === "mixed") return notAvailable(`${construct}, nullif() of coalesce() of values of different kinds`, "coalesce values of one kind");
     if (isNull(b!)) return { ...a!, affinity: "none" };
     const equal = compare(a!, "=", b!, construct, { affinity: false });
     if (equal === "false") return { ...a!, affinity: "none" };
@@ -214,6 +214,8 @@ function substring([x, start, length]: Value[], construct: string): Value {
     p2 = -p2;
     negative = true;
   }
+  // SQLite holds no longer value; beyond it, PostgreSQL's int4 arithmetic below could overflow.
+  if (p2 > 1_000_000_000) return notAvailable(`${construct}, substr() with a length beyond 1000000000`);
   const kind = subject.class === "blob" ? "blob" : "text";
   const result = (sql: string): Value => ({ sql, class: kind, affinity: "none" });
   if (p1 < 0) {

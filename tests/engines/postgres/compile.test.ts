@@ -130,6 +130,9 @@ describe("failsOnData: PostgreSQL errors where SQLite has an answer", () => {
     ["price * 2 > 0", /REAL result beyond/],
     ["CAST(price AS INTEGER) = 1", /beyond int64/],
     ["id % 3 = 1", null],
+    ["id / 3 = 1 AND price / 2 > 1", null],
+    ["id / -1 = 1", /INTEGER result beyond 64 bits/],
+    ["price / 0.5 > 1", /REAL result beyond/],
     ["id = 1 AND price > 2.5 AND \"we\"\"ird\" LIKE 'a%'", null],
   ])("%s", (where, flag) => {
     const { failsOnData } = compiled(`SELECT id FROM t WHERE ${where}`);

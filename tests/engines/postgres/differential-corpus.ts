@@ -44,6 +44,14 @@ export const WRITTEN: string[] = [
   W + "volume IN (9007199254740992.0, 2.5, 10)",
   W + "volume BETWEEN 1.5 AND 10.5",
   W + "qty > 1e10 OR qty < -1e10 OR qty = 2147483647",
+  W + "price < 9007199254740993 AND price > -9007199254740993",
+  W + "ratio >= 9007199254740993 OR ratio = 9007199254740993",
+  W + "volume < 1e19 AND volume > -1e19",
+  W + "volume <= 9223372036854775807.0",
+  W + "volume > 9.2e18",
+  W + "volume >= 4611686018427387904.5",
+  W + "4611686018427387904 = volume",
+  W + "2.5 < volume",
   W + "ratio = 0.1",
   W + "ratio > 0.1 AND ratio < 3.75",
   W + "ratio = 2.5e-1",
@@ -121,6 +129,20 @@ export const WRITTEN: string[] = [
   W + "volume NOT IN (10, 20)",
   W + "price IN (101.5, 0, -0.0)",
   W + "payload IN (X'0102', X'')",
+  W + "coalesce(price, 'none') IN (101.5, 'none')",
+  W + "coalesce(note, volume) > 5",
+  W + "coalesce(payload, note, volume) IS 'x'",
+  W + "note BETWEEN 5 AND 20",
+  W + "volume BETWEEN '1' AND '20'",
+  W + "note LIKE 'café%' ESCAPE 'é'",
+  W + "note LIKE 'cafée%' ESCAPE 'é'",
+  W + "pair LIKE '%😀%' OR pair GLOB '*[😀-😂]*'",
+  W + "strftime('%Y', trade_date) = 2024",
+  W + "strftime('%Y-%m', trade_date) > 2024",
+  W + "date(created_at) > 5",
+  W + "'abc'",
+  W + "' 12abc'",
+  W + "'-0'",
   W + "\"Fee Rate\" IN (0.003, 12, 0.1)",
   // LIKE: ASCII case only, _ one character, ESCAPE.
   W + "pair LIKE 'eth%'",
@@ -488,4 +510,42 @@ export function generatedQueries(count: number, seed: number): string[] {
     if (next() < 0.25) parts.push(`LIMIT ${pick(["1", "3", "10"])}${next() < 0.4 ? ` OFFSET ${pick(["1", "2", "5"])}` : ""}`);
     return parts.join(" ");
   });
+}
+
+/**
+ * Expressions of any shape over any columns and literals (kinds mixed at random): most are refused,
+ * and each one compiled must still answer as SQLite does.
+ */
+export function mixedQueries(count: number, seed: number): string[] {
+  const next = random(seed);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const columns = Object.values(KINDS).flat();
+  const literals = Object.values(LITERALS).flat();
+  const binary = [...COMPARISONS, "+", "-", "*", "/", "%", "||", "AND", "OR", "LIKE", "GLOB", "NOT LIKE"];
+  const functions: [string, number][] = [
+    ["abs", 1], ["round", 1], ["round", 2], ["lower", 1], ["upper", 1], ["length", 1], ["substr", 2], ["substr", 3], ["trim", 1], ["trim", 2],
+    ["ltrim", 1], ["rtrim", 2], ["instr", 2], ["replace", 3], ["coalesce", 2], ["coalesce", 3], ["ifnull", 2], ["nullif", 2], ["date", 1],
+    ["time", 1], ["datetime", 1], ["julianday", 1], ["unixepoch", 1], ["strftime", 2],
+  ];
+  const expr = (depth: number): string => {
+    if (depth === 0 || next() < 0.3) return next() < 0.5 ? pick(columns) : pick(literals);
+    switch (Math.floor(next() * 7)) {
+      case 0:
+        return `${pick(["-", "+", "NOT "])}(${expr(depth - 1)})`;
+      case 1: {
+        const [name, arity] = pick(functions);
+        const args = Array.from({ length: arity }, (_, i) => (name === "strftime" && i === 0 ? pick(["'%Y'", "'%Y-%m-%d'", "'%H:%M'"]) : expr(depth - 1)));
+        return `${name}(${args.join(", ")})`;
+      }
+      case 2:
+        return `CAST(${expr(depth - 1)} AS ${pick(["INTEGER", "REAL", "TEXT", "BLOB", "NUMERIC"])})`;
+      case 3:
+        return `(${expr(depth - 1)}) ${pick(["", "NOT "])}BETWEEN (${expr(depth - 1)}) AND (${expr(depth - 1)})`;
+      case 4:
+        return `(${expr(depth - 1)}) ${pick(["", "NOT "])}IN (${pick(literals)}, ${pick(literals)})`;
+      default:
+        return `(${expr(depth - 1)}) ${pick(binary)} (${expr(depth - 1)})`;
+    }
+  };
+  return Array.from({ length: count }, () => `SELECT id FROM swaps WHERE ${expr(3)}`);
 }

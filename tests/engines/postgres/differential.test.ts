@@ -24,7 +24,7 @@ import { usePostgres } from "../../support/postgres.ts";
 import { ACCEPTED, generatedQueries as fixtureQueries } from "../../sql/corpus.ts";
 import { copyOut, type CopyRows } from "./copy.ts";
 import { COLUMNS, postgresSetup, ROWS, SQLITE_CREATE, sqliteRows } from "./differential-data.ts";
-import { generatedQueries, WRITTEN } from "./differential-corpus.ts";
+import { generatedQueries, mixedQueries, WRITTEN } from "./differential-corpus.ts";
 
 setDefaultTimeout(300_000);
 
@@ -80,10 +80,10 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The corpus: every distinct query on swaps that the validator accepts. */
-function corpus(): string[] {
-  const onSwaps = (sql: string) => /\bFROM\s+"?swaps"?(\s|;|$)/i.test(sql);
-  const all = [...ACCEPTED.map(([sql]) => sql).filter(onSwaps), ...WRITTEN, ...generatedQueries(900, 14), ...fixtureQueries(4000, 402).filter(onSwaps)];
+const onSwaps = (sql: string) => /\bFROM\s+"?swaps"?(\s|;|$)/i.test(sql);
+
+/** The distinct queries of `all` that the validator accepts. */
+function accepted(all: string[]): string[] {
   return [...new Set(all)].filter((sql) => {
     try {
       validateQuery(sql, catalog, { maxQueryBytes: 16384 });
@@ -93,6 +93,15 @@ function corpus(): string[] {
     }
   });
 }
+
+/** Queries as buyers write them: the accepted corpus of tests/sql, the written cases, generated ones (DIFF_N, DIFF_SEED for more). */
+const corpus = () =>
+  accepted([
+    ...ACCEPTED.map(([sql]) => sql).filter(onSwaps),
+    ...WRITTEN,
+    ...generatedQueries(Number(process.env.DIFF_N ?? 900), Number(process.env.DIFF_SEED ?? 14)),
+    ...fixtureQueries(4000, 402).filter(onSwaps),
+  ]);
 
 // ---- Values as the text of their Arrow value, whichever engine wrote them ----
 
@@ -229,97 +238,119 @@ function category(message: string): string {
   return CATEGORIES.find(([pattern]) => pattern.test(message))?.[1] ?? `other: ${message}`;
 }
 
-describe("the same rows from SQLite and from PostgreSQL", () => {
-  test("every accepted query of the corpus: identical, or refused naming the construct and PostgreSQL", async () => {
-    const queries = corpus();
-    const runs: Run[] = [];
-    const refusals = new Map<string, string[]>();
-    const differing: string[] = [];
-    const failing: { sql: string; error: string; flagged: boolean }[] = [];
-    for (const sql of queries) {
-      const validated = validateQuery(sql, catalog, { maxQueryBytes: 16384 });
-      const compiled = compileForPostgres(validated, TABLE, SOURCE_TYPES);
-      if (isRefusal(compiled)) {
-        expect(compiled.refusal).toMatch(/^.+ is not available on tables served from PostgreSQL(: .+)?$/);
-        const list = refusals.get(category(compiled.refusal)) ?? [];
-        list.push(`${sql}  →  ${compiled.refusal}`);
-        refusals.set(category(compiled.refusal), list);
-        continue;
-      }
-      runs.push({ sql, validated, compiled, keyed: keyed(validated) });
-    }
+interface Outcome {
+  queries: number;
+  identical: number;
+  /** Identical and neither empty nor every row: the comparison was not vacuous. */
+  selective: number;
+  differing: string[];
+  failing: { sql: string; error: string; flagged: boolean }[];
+}
 
-    // PostgreSQL errors first (each on its own: a COPY batch stops at the first), with the counts.
-    const client = new SQL({ url, max: 1 });
-    const counts = new Map<Run, string>();
-    const ran: Run[] = [];
-    try {
-      for (const run of runs) {
-        try {
-          await client.unsafe(run.compiled.select);
-          const [row] = await client.unsafe(run.compiled.count);
-          counts.set(run, String(Object.values(row as object)[0]));
-          ran.push(run);
-        } catch (error) {
-          failing.push({ sql: run.sql, error: (error as Error).message, flagged: run.compiled.failsOnData !== null });
-        }
-      }
-    } finally {
-      await client.close();
+/** Runs `queries` through both engines; each is identical, refused (by name), differing, or a PostgreSQL error. */
+async function differential(queries: string[], title: string): Promise<Outcome> {
+  const runs: Run[] = [];
+  const refusals = new Map<string, string[]>();
+  const differing: string[] = [];
+  const failing: { sql: string; error: string; flagged: boolean }[] = [];
+  for (const sql of queries) {
+    const validated = validateQuery(sql, catalog, { maxQueryBytes: 16384 });
+    const compiled = compileForPostgres(validated, TABLE, SOURCE_TYPES);
+    if (isRefusal(compiled)) {
+      expect(compiled.refusal).toMatch(/^.+ is not available on tables served from PostgreSQL(: .+)?$/);
+      const list = refusals.get(category(compiled.refusal)) ?? [];
+      list.push(`${sql}  →  ${compiled.refusal}`);
+      refusals.set(category(compiled.refusal), list);
+      continue;
     }
+    runs.push({ sql, validated, compiled, keyed: keyed(validated) });
+  }
 
-    // So that equality is not vacuous: queries whose result is neither empty nor the whole table.
-    let selective = 0;
-    const selects = ran.flatMap((run) => (run.keyed === null ? [run.compiled.select] : [run.compiled.select, run.keyed.postgres]));
-    const results = copyOut(url, selects, OUTPUT_SETTINGS);
-    let next = 0;
-    for (const run of ran) {
-      const types = run.validated.statement.columns.map((c) => COLUMNS[c.column]!.postgres);
-      const mine = postgresRowsOf(results[next++]!, types);
-      let theirs: (string | null)[][];
+  // PostgreSQL errors first (each on its own: a COPY batch stops at the first), with the counts.
+  const client = new SQL({ url, max: 1 });
+  const counts = new Map<Run, string>();
+  const ran: Run[] = [];
+  try {
+    for (const run of runs) {
       try {
-        theirs = sqliteRowsOf(run.validated.sql, types);
+        await client.unsafe(run.compiled.select);
+        const [row] = await client.unsafe(run.compiled.count);
+        counts.set(run, String(Object.values(row as object)[0]));
+        ran.push(run);
       } catch (error) {
-        differing.push(`${run.sql}: SQLite fails (${(error as Error).message}), PostgreSQL answers`);
-        if (run.keyed !== null) next++;
-        continue;
-      }
-      const { statement } = run.validated;
-      const sqliteCount = String((sqlite.query(countSql(run.validated)).values()[0] as unknown[])[0]);
-      if (theirs.length > 0 && theirs.length < ROW_COUNT) selective++;
-      if (counts.get(run) !== sqliteCount) differing.push(`${run.sql}: count ${counts.get(run)} against SQLite's ${sqliteCount}`);
-      if (run.keyed === null) {
-        // Without ORDER BY both read in insertion order (SQLite's rowid, a fresh heap): exact when LIMIT picks rows.
-        const same = statement.limit !== null ? JSON.stringify(mine) === JSON.stringify(theirs) : JSON.stringify(sorted(mine)) === JSON.stringify(sorted(theirs));
-        if (!same) differing.push(`${run.sql}\n  PostgreSQL: ${JSON.stringify(mine)}\n  SQLite:     ${JSON.stringify(theirs)}\n  compiled:   ${run.compiled.select}`);
-        continue;
-      }
-      const keyTypes = [...types, ...statement.orderBy.map((t) => COLUMNS[t.column]!.postgres)];
-      const mineKeyed = postgresRowsOf(results[next++]!, keyTypes);
-      const theirsKeyed = sqliteRowsOf(run.keyed.sqlite, keyTypes);
-      const cut = { first: (statement.offset ?? 0) > 0, last: statement.limit !== null };
-      const problem = sameOrder(mineKeyed, theirsKeyed, statement.orderBy.length, cut);
-      const plainSame = statement.limit !== null ? mine.length === theirs.length : JSON.stringify(sorted(mine)) === JSON.stringify(sorted(theirs));
-      if (problem !== null || !plainSame) {
-        differing.push(`${run.sql}: ${problem ?? "other rows"}\n  PostgreSQL: ${JSON.stringify(mineKeyed)}\n  SQLite:     ${JSON.stringify(theirsKeyed)}\n  compiled:   ${run.keyed.postgres}`);
+        failing.push({ sql: run.sql, error: (error as Error).message, flagged: run.compiled.failsOnData !== null });
       }
     }
+  } finally {
+    await client.close();
+  }
 
-    const refused = [...refusals.values()].reduce((n, list) => n + list.length, 0);
-    const identical = ran.length - differing.length;
-    const report = [
-      `corpus: ${queries.length} accepted queries; identical: ${identical} (${((100 * identical) / queries.length).toFixed(1)}%; ${selective} of them neither empty nor every row); refused: ${refused}; PostgreSQL errors: ${failing.length}; differing: ${differing.length}`,
-      ...[...refusals].sort((a, b) => b[1].length - a[1].length).map(([name, list]) => `  ${String(list.length).padStart(4)}  ${name}\n        e.g. ${list[0]}`),
-      ...failing.map((f) => `  error${f.flagged ? " (flagged by failsOnData)" : ""}: ${f.sql}: ${f.error}`),
-    ].join("\n");
-    console.log(report);
-    // Every refusal, for a closer look: DIFFERENTIAL_REFUSALS=<file>.
-    if (process.env.DIFFERENTIAL_REFUSALS) await Bun.write(process.env.DIFFERENTIAL_REFUSALS, [...refusals].map(([name, list]) => `## ${name}\n${list.join("\n")}\n`).join("\n"));
-    expect(differing).toEqual([]);
+  // So that equality is not vacuous: queries whose result is neither empty nor the whole table.
+  let selective = 0;
+  const selects = ran.flatMap((run) => (run.keyed === null ? [run.compiled.select] : [run.compiled.select, run.keyed.postgres]));
+  const results = copyOut(url, selects, OUTPUT_SETTINGS);
+  let next = 0;
+  for (const run of ran) {
+    const types = run.validated.statement.columns.map((c) => COLUMNS[c.column]!.postgres);
+    const mine = postgresRowsOf(results[next++]!, types);
+    let theirs: (string | null)[][];
+    try {
+      theirs = sqliteRowsOf(run.validated.sql, types);
+    } catch (error) {
+      differing.push(`${run.sql}: SQLite fails (${(error as Error).message}), PostgreSQL answers`);
+      if (run.keyed !== null) next++;
+      continue;
+    }
+    const { statement } = run.validated;
+    const sqliteCount = String((sqlite.query(countSql(run.validated)).values()[0] as unknown[])[0]);
+    if (theirs.length > 0 && theirs.length < ROW_COUNT) selective++;
+    if (counts.get(run) !== sqliteCount) differing.push(`${run.sql}: count ${counts.get(run)} against SQLite's ${sqliteCount}`);
+    if (run.keyed === null) {
+      // Without ORDER BY both read in insertion order (SQLite's rowid, a fresh heap): exact when LIMIT picks rows.
+      const same = statement.limit !== null ? JSON.stringify(mine) === JSON.stringify(theirs) : JSON.stringify(sorted(mine)) === JSON.stringify(sorted(theirs));
+      if (!same) differing.push(`${run.sql}\n  PostgreSQL: ${JSON.stringify(mine)}\n  SQLite:     ${JSON.stringify(theirs)}\n  compiled:   ${run.compiled.select}`);
+      continue;
+    }
+    const keyTypes = [...types, ...statement.orderBy.map((t) => COLUMNS[t.column]!.postgres)];
+    const mineKeyed = postgresRowsOf(results[next++]!, keyTypes);
+    const theirsKeyed = sqliteRowsOf(run.keyed.sqlite, keyTypes);
+    const cut = { first: (statement.offset ?? 0) > 0, last: statement.limit !== null };
+    const problem = sameOrder(mineKeyed, theirsKeyed, statement.orderBy.length, cut);
+    const plainSame = statement.limit !== null ? mine.length === theirs.length : JSON.stringify(sorted(mine)) === JSON.stringify(sorted(theirs));
+    if (problem !== null || !plainSame) {
+      differing.push(`${run.sql}: ${problem ?? "other rows"}\n  PostgreSQL: ${JSON.stringify(mineKeyed)}\n  SQLite:     ${JSON.stringify(theirsKeyed)}\n  compiled:   ${run.keyed.postgres}`);
+    }
+  }
+
+  const refused = [...refusals.values()].reduce((n, list) => n + list.length, 0);
+  const identical = ran.length - differing.length;
+  const report = [
+    `${title}: ${queries.length} accepted queries; identical: ${identical} (${((100 * identical) / queries.length).toFixed(1)}%; ${selective} of them neither empty nor every row); refused: ${refused}; PostgreSQL errors: ${failing.length}; differing: ${differing.length}`,
+    ...[...refusals].sort((a, b) => b[1].length - a[1].length).map(([name, list]) => `  ${String(list.length).padStart(4)}  ${name}\n        e.g. ${list[0]}`),
+    ...failing.map((f) => `  error${f.flagged ? " (flagged by failsOnData)" : ""}: ${f.sql}: ${f.error}`),
+  ].join("\n");
+  console.log(report);
+  // Every refusal, for a closer look: DIFFERENTIAL_REFUSALS=<file>.
+  if (process.env.DIFFERENTIAL_REFUSALS) await Bun.write(process.env.DIFFERENTIAL_REFUSALS, [...refusals].map(([name, list]) => `## ${name}\n${list.join("\n")}\n`).join("\n"));
+  return { queries: queries.length, identical, selective, differing, failing };
+}
+
+describe("the same rows from SQLite and from PostgreSQL", () => {
+  test("the corpus: every query identical, or refused naming the construct and PostgreSQL", async () => {
+    const outcome = await differential(corpus(), "corpus");
+    expect(outcome.differing).toEqual([]);
     // A PostgreSQL error is never a different answer, but only where failsOnData says it may happen.
-    expect(failing.filter((f) => !f.flagged)).toEqual([]);
-    expect(identical / queries.length).toBeGreaterThanOrEqual(0.85);
-    expect(selective / identical).toBeGreaterThan(0.5);
-    expect(queries.length).toBeGreaterThan(1000);
+    expect(outcome.failing.filter((f) => !f.flagged)).toEqual([]);
+    expect(outcome.identical / outcome.queries).toBeGreaterThanOrEqual(0.85);
+    expect(outcome.selective / outcome.identical).toBeGreaterThan(0.5);
+    expect(outcome.queries).toBeGreaterThan(1000);
+  });
+
+  test("expressions of any shape over columns and literals of every kind (DIFF_MIXED for more): none differs", async () => {
+    const outcome = await differential(accepted(mixedQueries(Number(process.env.DIFF_MIXED ?? 600), 7)), "mixed expressions");
+    expect(outcome.differing).toEqual([]);
+    expect(outcome.failing.filter((f) => !f.flagged)).toEqual([]);
+    // Most are refused (text read as numbers, REALs as text…); enough compile to mean something.
+    expect(outcome.identical).toBeGreaterThan(150);
   });
 });
