@@ -24,6 +24,7 @@ import { checkOrderBy } from "./order.ts";
 import type { OutputColumn, ValidatedQuery } from "./validated.ts";
 import { guardUnfiltered, guardWhere } from "../engines/sqlite/guard.ts";
 import { parseSelect } from "./parse.ts";
+import type { Expr } from "./statement.ts";
 import { refuse, refuseKnownConstruct, shown, sourceOf } from "./refusals.ts";
 
 export type { OutputColumn, ValidatedQuery } from "./validated.ts";
@@ -50,19 +51,20 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
   const columns = checkSelectList(clauses.select, scope);
   let cheapPerRow = true;
   let failsOnData: string | null = null;
+  let where: Expr | null = null;
   if (clauses.where) {
-    checkExpression(clauses.where.expr, scope, 1);
+    where = checkExpression(clauses.where.expr, scope, 1);
     cheapPerRow = isCheapPerRow(checkWhereCost(clauses.where.expr, sql).work);
     failsOnData = firstDataFailure(clauses.where.expr, scope);
   }
-  if (clauses.order) checkOrderBy(clauses.order, columns, scope);
+  const orderBy = clauses.order ? checkOrderBy(clauses.order, columns, scope) : [];
   const { limit, offset } = clauses.limit ? readLimit(clauses.limit, scope) : { limit: null, offset: null };
   const [start, end] = statement.range!;
   const text = sql.slice(start, end);
-  const where = clauses.where?.expr.range;
+  const whereRange = clauses.where?.expr.range;
   const sortsOrSkips = clauses.order !== undefined || offset !== null;
   let runSql = text;
-  if (where !== undefined) runSql = guardWhere(text, where[0] - start, where[1] - start);
+  if (whereRange !== undefined) runSql = guardWhere(text, whereRange[0] - start, whereRange[1] - start);
   else if (sortsOrSkips) runSql = guardUnfiltered(text, clauses.from.range![1] - start);
   return {
     table: scope.table,
@@ -78,6 +80,13 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
     readsClock: scope.readsClock === true,
     failsOnData,
     selectListEnd: clauses.select.columns!.range![1] - start,
+    statement: {
+      columns: columns.map(({ name, column }) => ({ name, column: scope.table.columns.indexOf(column) })),
+      where,
+      orderBy,
+      limit,
+      offset,
+    },
   };
 }
 

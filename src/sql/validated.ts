@@ -1,6 +1,7 @@
 /** What validation yields (dialect.ts): the query as the executor and the payment flow use it. */
 import type { EncoderColumn } from "../arrow/encode.ts";
 import type { ColumnInfo, TableInfo } from "../catalog.ts";
+import type { Statement } from "./statement.ts";
 
 export interface OutputColumn {
   /** The alias if given, else the column's name as stored in the table. */
@@ -39,6 +40,11 @@ export interface ValidatedQuery {
   failsOnData: string | null;
   /** Where the select list ends in `sql`: rowidSql appends the rowid there. */
   selectListEnd: number;
+  /**
+   * What the query means, engine-neutral (statement.ts, DESIGN.md §14): engines other than SQLite
+   * compile it into their own SQL. Plain data: it crosses from the validation workers as it is.
+   */
+  statement: Statement;
 }
 
 /**

@@ -15,9 +15,9 @@
  */
 import { ServerError } from "../../errors.ts";
 import { BATCH_MAX_BYTES, batchRowsFor } from "../../results/batches.ts";
-import { PgValueRefused, Refusal } from "./refusal.ts";
+import { PgValueRefused, Refusal } from "./value-refusal.ts";
 import type { DecodeColumn } from "./types.ts";
-import { valueDecoder, WireMismatch, type ValueDecoder } from "./values.ts";
+import { valueDecoder, WireMismatch, type ValueDecoder } from "./decode-values.ts";
 
 export interface DecodedBatch {
   /** One array of values per row, in the select list's order (null for NULL). */

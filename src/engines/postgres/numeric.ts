@@ -4,7 +4,7 @@
  * to the unscaled bigint of a Decimal128(p, s) column or to the text numeric_out prints; a value
  * that the column cannot hold is refused (DESIGN.md §14, §5), never rounded.
  */
-import { Refusal } from "./refusal.ts";
+import { Refusal } from "./value-refusal.ts";
 
 const POSITIVE = 0x0000;
 const NEGATIVE = 0x4000;

@@ -1,30 +1,67 @@
 /**
- * A PostgreSQL value its column's type cannot represent (±infinity, NaN, a timestamp past int64 µs,
- * a numeric wider than its Decimal128, a multi-dimensional array…) is refused, never changed
- * (DESIGN.md §14, ARCHITECTURE.md §5). The decoder throws `PgValueRefused`, a `ValueDoesNotFit` of
- * the Arrow encoder (same column and row positions), so the engine reports it as the encoder's
- * misfits are reported: `ValueDoesNotFitError`, the value itself only in the operator's detail.
+ * How the PostgreSQL compiler says no (DESIGN.md §14 "One dialect"): a construct it cannot give
+ * SQLite's meaning on PostgreSQL is a 400 naming the construct and the engine, never a different
+ * answer. Thrown inside the compiler, returned to the engine as a value (compile.ts).
  */
-import { ValueDoesNotFit } from "../../arrow/columns.ts";
+import { shown } from "../../sql/refusals.ts";
+import type { Expr, Literal } from "../../sql/statement.ts";
 
-/** Thrown by a value decoder; the stream decoder adds the column and the row. */
-export class Refusal extends Error {
-  constructor(readonly detail: string) {
-    super(detail);
-    this.name = "Refusal";
+export class Refused extends Error {}
+
+/** "<construct> is not available on tables served from PostgreSQL[: <what to do>]". */
+export function notAvailable(construct: string, instead?: string): never {
+  throw new Refused(`${construct} is not available on tables served from PostgreSQL${instead === undefined ? "" : `: ${instead}`}`);
+}
+
+/** An expression as a buyer would write it, for messages: quoted column names, one line, cut to 60 characters. */
+export function described(expr: Expr, columns: readonly string[]): string {
+  return shown(write(expr, columns));
+}
+
+function write(e: Expr, columns: readonly string[]): string {
+  const inner = (child: Expr) => (isCompound(child) ? `(${write(child, columns)})` : write(child, columns));
+  const not = (flag: boolean) => (flag ? "NOT " : "");
+  switch (e.type) {
+    case "column":
+      return `"${(columns[e.column] ?? "?").replaceAll('"', '""')}"`;
+    case "unary":
+      return `${e.op === "NOT" ? "NOT " : e.op}${inner(e.expr)}`;
+    case "binary":
+      return `${inner(e.left)} ${e.op} ${inner(e.right)}`;
+    case "truth":
+      return `${inner(e.expr)} IS ${not(e.not)}${e.value ? "TRUE" : "FALSE"}`;
+    case "like":
+      return `${inner(e.expr)} ${not(e.not)}LIKE ${inner(e.pattern)}${e.escape === null ? "" : ` ESCAPE '${e.escape.replaceAll("'", "''")}'`}`;
+    case "glob":
+      return `${inner(e.expr)} ${not(e.not)}GLOB ${inner(e.pattern)}`;
+    case "between":
+      return `${inner(e.expr)} ${not(e.not)}BETWEEN ${inner(e.low)} AND ${inner(e.high)}`;
+    case "in":
+      return `${inner(e.expr)} ${not(e.not)}IN (${e.list.map((item) => write(item, columns)).join(", ")})`;
+    case "cast":
+      return `CAST(${write(e.expr, columns)} AS ${e.to})`;
+    case "call":
+      return `${e.name}(${e.args.map((arg) => write(arg, columns)).join(", ")})`;
+    default:
+      return literalText(e);
   }
 }
 
-export class PgValueRefused extends ValueDoesNotFit {
-  constructor(
-    columnIndex: number,
-    rowIndex: number,
-    /** The column's name in the COPY's select list. */
-    readonly column: string,
-    detail: string,
-  ) {
-    super(columnIndex, rowIndex, detail);
-    this.name = "PgValueRefused";
-    this.message = `the value at row ${rowIndex} of column '${column}' cannot be represented in its column's type: ${detail}`;
+const isCompound = (e: Expr) => ["unary", "binary", "truth", "like", "glob", "between", "in"].includes(e.type);
+
+function literalText(l: Literal): string {
+  switch (l.type) {
+    case "integer":
+      return l.value;
+    case "real":
+      return l.text;
+    case "text":
+      return `'${l.value.replaceAll("'", "''")}'`;
+    case "blob":
+      return `X'${l.hex}'`;
+    case "null":
+      return "NULL";
+    case "bool":
+      return l.value ? "TRUE" : "FALSE";
   }
 }

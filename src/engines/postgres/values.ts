@@ -1,182 +1,203 @@
 /**
- * One binary COPY value → the JS value COLUMN-TYPES.md hands to the encoders, exactly (PostgreSQL's
- * *send functions; every number is big-endian on the wire):
- * - int2/int4 → number; int8 → bigint read from its 8 bytes (never through a double);
- * - float4/float8 → number (NaN and ±Infinity are floats Arrow holds);
- * - numeric → the unscaled bigint of its Decimal128, or its exact text (numeric.ts);
- * - date → days since 1970 (PostgreSQL counts from 2000-01-01);
- * - timestamp/timestamptz → bigint µs since 1970-01-01T00:00:00Z (PostgreSQL: µs since 2000, UTC);
- * - text, json, ::text → string; jsonb → string after its version byte; uuid → 8-4-4-4-12 lower case;
- * - bytea → Uint8Array; a one-dimensional array starting at 1 → a JS array (elements may be null).
- * What the column's type cannot hold throws `Refusal`; bytes that are not the expected form throw
- * `WireMismatch` (the column's type changed after it was read from the catalog).
+ * A compiled expression: PostgreSQL SQL whose value is, row by row, the value SQLite computes for
+ * the same expression over the corresponding SQLite table (columns.ts). Every compiled value knows
+ * its class statically (PostgreSQL is typed; each operation compiles only for the classes whose
+ * meanings it can keep), its SQLite affinity (for comparisons), and, for constants, the value itself
+ * (folded at compile time with SQLite's rules, sqlite-numbers.ts).
  */
-import { numericText, numericUnscaled } from "./numeric.ts";
-import { Refusal } from "./refusal.ts";
-import type { ColumnType, PgWire } from "./types.ts";
+import type { Affinity, ColumnClass } from "./columns.ts";
+import { blobLiteral, integerLiteral, realLiteral, textLiteral } from "./literals.ts";
+import { notAvailable } from "./refusal.ts";
+import { numberFromText } from "./sqlite-numbers.ts";
 
 /**
- * Decodes the `len` bytes at `pos` of `buf` (`dv` views the same bytes). `owned`: `buf` holds
- * exactly this value and nobody else keeps it, so a bytea can be handed over without a copy.
+ * - int: an INTEGER (SQL of type int8, or int4/int2 when `narrow`); real: a REAL (float8);
+ * - bool: an INTEGER that is 0 or 1 in SQLite (a comparison's result, a boolean column), SQL of type boolean;
+ * - num: INTEGER or REAL depending on the row (coalesce(price, 0)), SQL of type float8 holding the same number;
+ * - numeric: a NUMERIC column's value (numeric), compared only;
+ * - text, blob: TEXT (text), BLOB (bytea); date, timestamptz, timestamp: TEXT in SQLite ('YYYY-MM-DD', its UTC text);
+ * - null: the NULL literal;
+ * - mixed: coalesce() of values of several kinds (`choices`), which only comparisons and
+ *   conditions read (each choice in turn); its `sql` is NULL exactly when the value is.
  */
-export type ValueDecoder = (buf: Buffer, dv: DataView, pos: number, len: number, owned: boolean) => unknown;
+export type Class = ColumnClass | "num" | "null" | "mixed";
 
-/** The bytes are not the column's binary form (the decoder names the column). */
-export class WireMismatch extends Error {
-  constructor(readonly detail: string) {
-    super(detail);
-    this.name = "WireMismatch";
-  }
+export type Constant =
+  | { kind: "int"; value: bigint }
+  | { kind: "real"; value: number }
+  | { kind: "text"; value: string }
+  | { kind: "blob"; hex: string }
+  | { kind: "null" };
+
+export interface Value {
+  /** Self-delimiting PostgreSQL SQL: an identifier, a literal, a call or a parenthesised expression. */
+  sql: string;
+  class: Class;
+  affinity: Affinity;
+  /** Set when the value is known now (a literal, or an operation on literals). */
+  constant?: Constant;
+  narrow?: boolean;
+  /** For `num`: the largest magnitude its INTEGER rows can have (all exact as doubles, at most 2^53). */
+  bound?: bigint;
+  /** Text that never reads as a number (a date's text, date()'s result): numeric affinity leaves it text. */
+  neverNumeric?: boolean;
+  /** For `mixed`: the values coalesce() takes the first non-NULL one of. */
+  choices?: Value[];
 }
 
-/** 2000-01-01 − 1970-01-01. */
-const EPOCH_DAYS = 10_957;
-const EPOCH_US = 946_684_800_000_000;
-const EPOCH_US_BIG = BigInt(EPOCH_US);
-const INT64_MAX = 0x7fff_ffff_ffff_ffffn;
-const INT64_MIN = -0x8000_0000_0000_0000n;
-/** The largest PostgreSQL timestamp that is still an int64 of µs since 1970 (about 294247 AD). */
-const LAST_US = INT64_MAX - EPOCH_US_BIG;
-const INT32_MAX = 0x7fff_ffff;
-const INT32_MIN = -0x8000_0000;
+export const NULL_VALUE: Value = { sql: "NULL", class: "null", affinity: "none", constant: { kind: "null" } };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-function fixed(name: string, expected: number, len: number): void {
-  if (len !== expected) throw new WireMismatch(`a ${len}-byte value where ${name} has ${expected} bytes`);
-}
-
-/**
- * UTF-8 text, refused when it is not valid UTF-8 (a database whose encoding is SQL_ASCII sends its
- * bytes unchecked). Buffer's decoder is about twice as fast as a fatal TextDecoder on short values
- * but replaces what it cannot read with U+FFFD; only text holding U+FFFD is decoded again, strictly.
- */
-function text(buf: Buffer, pos: number, len: number): string {
-  const decoded = buf.toString("utf8", pos, pos + len);
-  if (!decoded.includes("\uFFFD")) return decoded;
-  try {
-    return utf8.decode(buf.subarray(pos, pos + len));
-  } catch {
-    throw new Refusal("text that is not valid UTF-8");
-  }
-}
-
-function timestamp(dv: DataView, pos: number, len: number): bigint {
-  fixed("a timestamp", 8, len);
-  const hi = dv.getInt32(pos);
-  // Within ±2^52 µs of 2000 (±142 years) the shifted value is exact in a double: one bigint made.
-  if (hi >= -0x10_0000 && hi < 0x10_0000) return BigInt(hi * 4_294_967_296 + dv.getUint32(pos + 4) + EPOCH_US);
-  const us = dv.getBigInt64(pos);
-  if (us === INT64_MAX) throw new Refusal("timestamp 'infinity' is no point in time a timestamp column holds");
-  if (us === INT64_MIN) throw new Refusal("timestamp '-infinity' is no point in time a timestamp column holds");
-  if (us > LAST_US) throw new Refusal("a timestamp after 294247-01-10, beyond int64 microseconds since 1970");
-  return us + EPOCH_US_BIG;
-}
-
-function date(dv: DataView, pos: number, len: number): number {
-  fixed("a date", 4, len);
-  const days = dv.getInt32(pos);
-  if (days === INT32_MAX) throw new Refusal("date 'infinity' is no day a date column holds");
-  if (days === INT32_MIN) throw new Refusal("date '-infinity' is no day a date column holds");
-  return days + EPOCH_DAYS;
-}
-
-function uuid(buf: Buffer, pos: number, len: number): string {
-  fixed("a uuid", 16, len);
-  let s = "";
-  for (let i = 0; i < 16; i++) {
-    s += HEX[buf[pos + i]!];
-    if (i === 3 || i === 5 || i === 7 || i === 9) s += "-";
-  }
-  return s;
-}
-
-/** The decoder of one column (or array element) of `type` sent as `wire`. */
-export function valueDecoder(wire: PgWire, type: ColumnType): ValueDecoder {
-  if (typeof wire === "object") {
-    if (type.child === undefined) throw new Error(`an array wire needs a list type, not ${type.kind}`);
-    return arrayDecoder(valueDecoder(wire.array, type.child));
-  }
-  switch (wire) {
-    case "int2":
-      return (_b, dv, pos, len) => (fixed("int2", 2, len), dv.getInt16(pos));
-    case "int4":
-      return (_b, dv, pos, len) => (fixed("int4", 4, len), dv.getInt32(pos));
-    case "int8":
-      return (_b, dv, pos, len) => (fixed("int8", 8, len), dv.getBigInt64(pos));
-    case "float4":
-      return (_b, dv, pos, len) => (fixed("float4", 4, len), dv.getFloat32(pos));
-    case "float8":
-      return (_b, dv, pos, len) => (fixed("float8", 8, len), dv.getFloat64(pos));
-    case "bool":
-      return (buf, _dv, pos, len) => (fixed("bool", 1, len), buf[pos] !== 0);
-    case "numeric":
-      if (type.kind === "decimal128") {
-        const { precision, scale } = type;
-        if (precision === undefined || scale === undefined) throw new Error("a decimal128 column needs its precision and scale");
-        return (_b, dv, pos, len) => numericUnscaled(dv, pos, len, precision, scale);
-      }
-      return (_b, dv, pos, len) => numericText(dv, pos, len);
+export function constantValue(constant: Constant): Value {
+  switch (constant.kind) {
+    case "int":
+      return { sql: integerLiteral(constant.value), class: "int", affinity: "none", constant };
+    case "real":
+      return { sql: realLiteral(constant.value), class: "real", affinity: "none", constant };
     case "text":
-      return (buf, _dv, pos, len) => text(buf, pos, len);
-    case "jsonb":
-      return (buf, _dv, pos, len) => {
-        // jsonb_send: a version byte (1), then the text jsonb_out prints.
-        if (len < 1 || buf[pos] !== 1) throw new WireMismatch(`a jsonb value of format version ${len < 1 ? "(none)" : buf[pos]} (1 expected)`);
-        return text(buf, pos + 1, len - 1);
-      };
-    case "uuid":
-      return (buf, _dv, pos, len) => uuid(buf, pos, len);
-    case "bytea":
-      return (buf, _dv, pos, len, owned) => {
-        if (owned && pos === 0 && len === buf.length) return new Uint8Array(buf.buffer, buf.byteOffset, len);
-        const bytes = new Uint8Array(len);
-        bytes.set(buf.subarray(pos, pos + len));
-        return bytes;
-      };
+      return { sql: textLiteral(constant.value), class: "text", affinity: "none", constant };
+    case "blob":
+      return { sql: blobLiteral(constant.hex), class: "blob", affinity: "none", constant };
+    case "null":
+      return NULL_VALUE;
+  }
+}
+
+/** A number known now (booleans are the integers 0 and 1), or undefined. */
+export function constantNumber(v: Value): bigint | number | undefined {
+  if (v.constant?.kind === "int" || v.constant?.kind === "real") return v.constant.value;
+  return undefined;
+}
+
+export const isNull = (v: Value) => v.constant?.kind === "null";
+
+/** An INTEGER value as int8 SQL (booleans as 0/1; narrow columns widened). */
+export function asInt8(v: Value): string {
+  if (v.constant?.kind === "int") return integerLiteral(v.constant.value);
+  if (v.class === "bool") return `((${v.sql})::int4)::int8`;
+  if (v.class !== "int") throw new Error(`not an integer: ${v.class}`);
+  return v.narrow ? `(${v.sql})::int8` : v.sql;
+}
+
+/** A number as float8 SQL (SQLite converts INTEGER operands of REAL arithmetic the same way, rounding to nearest). */
+export function asFloat8(v: Value): string {
+  if (v.class === "real" || v.class === "num") return v.sql;
+  return `(${asInt8(v)})::float8`;
+}
+
+/** A boolean column or comparison as the INTEGER SQLite holds (0 or 1). */
+export function boolAsInt(v: Value): Value {
+  if (v.class === "bool" && v.constant !== undefined) return { ...constantValue(v.constant), affinity: v.affinity };
+  return v.class === "bool" ? { sql: `(${v.sql})::int4`, class: "int", affinity: v.affinity, narrow: true } : v;
+}
+
+/**
+ * The text SQLite holds for a date or timestamp (columns.ts): 'YYYY-MM-DD'; 'YYYY-MM-DD HH:MM:SS'
+ * in UTC, with the fraction of a second when there is one, without trailing zeros. Either sorts as
+ * the value does (years 0001 to 9999).
+ */
+export function textForm(v: Value): Value {
+  const text = (sql: string): Value => ({ sql, class: "text", affinity: "none", neverNumeric: true });
+  switch (v.class) {
     case "date":
-      return (_b, dv, pos, len) => date(dv, pos, len);
-    case "timestamp":
-      return (_b, dv, pos, len) => timestamp(dv, pos, len);
+      return text(`pg_catalog.to_char(${v.sql}, 'YYYY-MM-DD')`);
+    case "timestamptz":
+    case "timestamp": {
+      const utc = v.class === "timestamptz" ? `(${v.sql} AT TIME ZONE 'UTC')` : v.sql;
+      return text(`pg_catalog.regexp_replace(pg_catalog.to_char(${utc}, 'YYYY-MM-DD HH24:MI:SS.US'), E'\\\\.?0+$', '')`);
+    }
+    default:
+      return v;
   }
 }
 
 /**
- * array_send: int32 ndim, int32 has-nulls, uint32 element OID, (int32 size, int32 lower bound) per
- * dimension, then (int32 length or -1 for NULL, bytes) per element. An empty array has ndim 0.
+ * The value as SQLite's text (what `||`, LIKE, lower() and friends read): integers in decimal,
+ * booleans as 0/1, dates and timestamps as their text. A REAL's text is SQLite's own formatting
+ * (up to 17 significant digits, '1.0e+20'): not reproduced, so refused.
  */
-function arrayDecoder(element: ValueDecoder): ValueDecoder {
-  return (buf, dv, pos, len) => {
-    if (len < 12) throw new WireMismatch(`an array of ${len} bytes`);
-    const ndim = dv.getInt32(pos);
-    if (ndim === 0) return [];
-    if (ndim < 0 || len < 12 + 8 * ndim) throw new WireMismatch(`an array header declaring ${ndim} dimensions in ${len} bytes`);
-    if (ndim > 1) throw new Refusal(`a ${ndim}-dimensional array (a list holds a one-dimensional array)`);
-    const size = dv.getInt32(pos + 12);
-    const lower = dv.getInt32(pos + 16);
-    if (lower !== 1) throw new Refusal(`an array whose first index is ${lower} (a list holds arrays that start at 1)`);
-    const end = pos + len;
-    const out: unknown[] = new Array(size);
-    let p = pos + 20;
-    for (let i = 0; i < size; i++) {
-      if (p + 4 > end) throw new WireMismatch(`an array cut short at element ${i + 1} of ${size}`);
-      const l = dv.getInt32(p);
-      p += 4;
-      if (l === -1) {
-        out[i] = null;
-        continue;
-      }
-      if (l < 0 || p + l > end) throw new WireMismatch(`an array element of ${l} bytes past the array's end`);
-      try {
-        out[i] = element(buf, dv, p, l, false);
-      } catch (error) {
-        if (error instanceof Refusal) throw new Refusal(`element ${i + 1} of the array: ${error.detail}`);
-        throw error;
-      }
-      p += l;
-    }
-    if (p !== end) throw new WireMismatch(`an array with ${end - p} bytes after its last element`);
-    return out;
-  };
+export function asText(v: Value, construct: string): Value {
+  switch (v.class) {
+    case "mixed":
+      return notAvailable(`${construct} on coalesce() of values of different kinds`, "coalesce values of one kind");
+    case "text":
+    case "null":
+      return v;
+    case "date":
+    case "timestamptz":
+    case "timestamp":
+      return textForm(v);
+    case "int":
+    case "bool":
+      if (v.constant?.kind === "int") return constantValue({ kind: "text", value: String(v.constant.value) });
+      return { sql: `(${asInt8(v)})::text`, class: "text", affinity: "none" };
+    case "real":
+    case "num":
+    case "numeric":
+      return notAvailable(`${construct} on a REAL value`, "SQLite writes REAL numbers as text its own way; compare numbers as numbers, or CAST an integer");
+    case "blob":
+      return notAvailable(`${construct} on a BLOB`, "SQLite reads the bytes as text; compare blobs with blobs");
+  }
 }
+
+/**
+ * A condition as SQLite reads one (WHERE, AND, OR, NOT): a number is true when it is not zero,
+ * NULL is unknown. Text would be read as the number it starts with: refused.
+ */
+export function condition(v: Value, construct: string): string {
+  const constant = constantNumber(v);
+  if (constant !== undefined) return constant === 0n || constant === 0 ? "false" : "true";
+  if (v.constant?.kind === "text") {
+    // A literal: a whole number is itself; text that starts with no digit, sign or point is 0.
+    const number = numberFromText(v.constant.value);
+    if (number !== null) return number.value === 0n || number.value === 0 ? "false" : "true";
+    if (!/^[ \t\n\v\f\r]*[-+.0-9]/.test(v.constant.value)) return "false";
+  }
+  switch (v.class) {
+    case "bool":
+      return v.sql;
+    case "int":
+      return `(${v.sql} <> 0)`;
+    case "real":
+    case "num":
+      return `(${v.sql} <> '0'::float8)`;
+    case "numeric":
+      return `(${v.sql} <> 0)`;
+    case "null":
+      return "(NULL::boolean)";
+    case "mixed":
+      return choosing(v, (choice) => condition(choice, construct));
+    default:
+      return notAvailable(`${construct} used as a condition`, "SQLite reads text as the number it starts with; compare it with a value instead");
+  }
+}
+
+/**
+ * A test of a `mixed` value, as the test of the choice coalesce() takes: the first one that is not
+ * NULL (the last one otherwise, NULL).
+ */
+export function choosing(v: Value, test: (choice: Value) => string): string {
+  const choices = v.choices!;
+  const cases = choices.slice(0, -1).map((choice) => `WHEN ${choice.sql} IS NOT NULL THEN ${test(choice)}`);
+  return `(CASE ${cases.join(" ")} ELSE ${test(choices.at(-1)!)} END)`;
+}
+
+/** `result` (SQL boolean) unless one of the values is NULL: then NULL. */
+export function unlessNull(values: Value[], result: "true" | "false"): string {
+  if (values.some(isNull)) return "(NULL::boolean)";
+  const tested = values.filter((v) => v.constant === undefined);
+  if (tested.length === 0) return result;
+  return `(CASE WHEN ${tested.map((v) => `${v.sql} IS NULL`).join(" OR ")} THEN NULL ELSE ${result} END)`;
+}
+
+/** A boolean SQL result as a value (SQLite: the integer 0 or 1, or NULL). */
+export function booleanValue(sql: string): Value {
+  if (sql === "true" || sql === "false") {
+    return { sql, class: "bool", affinity: "none", constant: { kind: "int", value: sql === "true" ? 1n : 0n } };
+  }
+  return { sql, class: "bool", affinity: "none" };
+}
+
+/** True when `v` is not NULL, NULL when it is: `x < +Infinity` for any number x. */
+export const alwaysUnlessNull = (v: Value) => (v.constant !== undefined ? (isNull(v) ? "(NULL::boolean)" : "true") : `(${v.sql} IS NOT NULL OR NULL)`);
+/** False when `v` is not NULL, NULL when it is: `x = 2.5` for an integer x. */
+export const neverUnlessNull = (v: Value) => (v.constant !== undefined ? (isNull(v) ? "(NULL::boolean)" : "false") : `(${v.sql} IS NULL AND NULL)`);

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { SQL } from "bun";
 import { timeLimitError } from "../../../src/results/time-budget.ts";
 import { openPgRead, type PgReadOptions } from "../../../src/engines/postgres/read.ts";
-import { PgValueRefused } from "../../../src/engines/postgres/refusal.ts";
+import { PgValueRefused } from "../../../src/engines/postgres/value-refusal.ts";
 import type { DecodeColumn } from "../../../src/engines/postgres/types.ts";
 import { usePostgres } from "../../support/postgres.ts";
 

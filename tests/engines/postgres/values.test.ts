@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { ValueDoesNotFit } from "../../../src/arrow/columns.ts";
 import { readPgColumns } from "../../../src/engines/postgres/catalog.ts";
-import { PgValueRefused } from "../../../src/engines/postgres/refusal.ts";
+import { PgValueRefused } from "../../../src/engines/postgres/value-refusal.ts";
 import { selectExpression, type DecodeColumn } from "../../../src/engines/postgres/types.ts";
 import { usePostgres } from "../../support/postgres.ts";
 import { mulberry32 } from "../../support/random.ts";
