@@ -40,6 +40,11 @@ export interface TableInfo {
   /** False for views and WITHOUT ROWID tables. */
   hasRowid: boolean;
   /**
+   * The engine that serves it (engines/engine.ts): its columns' declared types are that engine's
+   * (`sqlite_type` in the table document for SQLite, `source_type` for the others).
+   */
+  engine?: "sqlite" | "postgres" | "duckdb";
+  /**
    * A LIMIT n query with no WHERE and no ORDER BY reads at most n stored rows: true for tables, and
    * for views that only pick columns of one table (engines/sqlite/view-shape.ts).
    */

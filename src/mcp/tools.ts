@@ -50,7 +50,7 @@ export function toolDefinitions(config: Config): Tool[] {
       name: "describe_table",
       title: "Describe a table",
       description:
-        "One table's schema (fields with Arrow data_type, nullable, description, sqlite_type) and its price tags, " +
+        "One table's schema (fields with Arrow data_type, nullable, description, sqlite_type or source_type: the engine's declared type) and its price tags, " +
         "as GET /api/table/{name} returns them (amounts in the token's smallest units). Free unless the table has a " +
         `metadata price. ${paymentHowTo("a table with a metadata price")}`,
       inputSchema: {

@@ -84,7 +84,8 @@ export function tableDocument(table: TableInfo) {
         nullable: column.nullable,
         metadata: {
           ...(column.description ? { description: column.description } : {}),
-          ...(column.declaredType ? { sqlite_type: column.declaredType } : {}),
+          // DESIGN.md §3, §14: the engine's own declared type.
+          ...(column.declaredType ? { [(table.engine ?? "sqlite") === "sqlite" ? "sqlite_type" : "source_type"]: column.declaredType } : {}),
         },
       })),
       metadata: {},

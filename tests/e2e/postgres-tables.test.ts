@@ -18,7 +18,7 @@ const pg = usePostgres();
 let server: RunningServer;
 let admin: SQL;
 
-const TIME_LIMIT_MS = 1_500;
+const TIME_LIMIT_MS = 1_000;
 
 beforeAll(async () => {
   admin = new SQL(pg.url);
@@ -36,7 +36,7 @@ beforeAll(async () => {
     CREATE TABLE analytics.swaps_v2 (id bigint, pair text);
     INSERT INTO analytics.swaps_v2 SELECT g, 'p' || g FROM generate_series(1, 50) g;
     CREATE TABLE big (id bigint, note text);
-    INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 300000) g;
+    INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 600000) g;
   `);
   const dir = tempDir();
   new Database(join(dir, "local.sqlite"), { create: true }).run("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'local')");
@@ -114,12 +114,12 @@ describe("exact values", () => {
   });
 
   test.each([
-    ["text/csv", /^id,at,pair,price\n1,2024-01-02T03:04:05\.123456Z,ETH\/USDC,2345\.6789\n2,1969-12-31T23:59:59\.999999Z,btc\/usdc,-0\.0001\n/],
-    ["application/json", /^\[\{"id":1,"at":"2024-01-02T03:04:05\.123456Z","pair":"ETH\/USDC","price":"2345\.6789"\},/],
+    ["text/csv", "id,at,pair,price\r\n1,2024-01-02T03:04:05.123456Z,ETH/USDC,2345.6789\r\n2,1969-12-31T23:59:59.999999Z,btc/usdc,-0.0001\r\n"],
+    ["application/json", '[\n{"id":1,"at":"2024-01-02T03:04:05.123456Z","pair":"ETH/USDC","price":"2345.6789"},\n{"id":2,"at":"1969-12-31T23:59:59.999999Z","pair":"btc/usdc","price":"-0.0001"}\n]\n'],
   ])("%s: decimals and µs timestamps exactly", async (accept, expected) => {
     const response = await get("SELECT id, at, pair, price FROM trades WHERE id < 3 ORDER BY id", accept);
     expect(response.status).toBe(200);
-    expect(await response.text()).toMatch(expected);
+    expect(await response.text()).toBe(expected);
   });
 
   test("source: analytics.swaps_v2 is served as swaps", async () => {
@@ -147,9 +147,9 @@ describe("the dialect, with SQLite's meaning", () => {
   });
 
   test("what PostgreSQL cannot run with SQLite's meaning is a 400 naming the construct and the engine", async () => {
-    const response = await get("SELECT id FROM trades WHERE strftime('%Y', day) = '2024'");
+    const response = await get("SELECT id FROM trades WHERE date('now') > day");
     expect(response.status).toBe(400);
-    expect(await response.text()).toMatch(/strftime.*PostgreSQL/);
+    expect(await response.text()).toMatch(/date\('now'\).*not available on tables served from PostgreSQL/);
   });
 });
 
@@ -158,7 +158,7 @@ describe("reads stop on the server", () => {
     Number((await admin`SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'COPY%' AND state <> 'idle' AND pid <> pg_backend_pid()`)[0].n);
 
   test("past query_timeout_ms: 400, and the statement is gone from the server", async () => {
-    const response = await get(`SELECT id FROM big WHERE length(replace(replace(note, 'a', '${"ab".repeat(200)}'), 'b', '${"ba".repeat(200)}')) < 0`);
+    const response = await get(`SELECT id FROM big WHERE replace(replace(note, 'a', '${"a".repeat(30)}'), 'a', '${"a".repeat(31)}') LIKE '%zz%'`);
     expect(response.status).toBe(400);
     expect(await response.text()).toContain(`longer than the ${TIME_LIMIT_MS} ms limit`);
     for (let i = 0; i < 50 && (await running()) > 0; i++) await Bun.sleep(100);

@@ -84,7 +84,7 @@ export class PostgresEngine implements TableEngine {
       }
       this.located.set(config, { schema, name, columns: read.columns });
       // No HTTP-thread reads here (isSmall is false): a LIMIT's bound matters to nobody else.
-      described.push({ name: config.name, columns, hasRowid: false, limitBounded: read.kind === "table", config });
+      described.push({ name: config.name, columns, hasRowid: false, limitBounded: read.kind === "table", engine: "postgres", config });
     }
     return { tables: described, problems };
   }
