@@ -77,6 +77,8 @@ export interface ServeOptions {
   facilitatorTimeoutMs?: number;
   limits?: { max_rows?: number; query_timeout_ms?: number; send_timeout_ms?: number; mcp_max_rows?: number; mcp_max_bytes?: number; max_refused_payments_per_minute?: number; max_replays?: number };
   tables?: unknown[];
+  /** Instead of the fixture file as `database:`, these sources (`databases:`); the fixture file may be one of them as `./paid.sqlite`. */
+  databases?: Record<string, unknown>;
   /** More keys of `server:` (metrics, log, shutdown_ms…); the bind stays 127.0.0.1:0. */
   server?: Record<string, unknown>;
 }
@@ -155,7 +157,7 @@ export async function startPaidSandbox(): Promise<PaidSandbox> {
     const raw = {
       server: { ...options.server, bind: "127.0.0.1:0" },
       facilitator: { url: options.facilitatorUrl ?? proxy.url, timeout_ms: options.facilitatorTimeoutMs ?? 10_000 },
-      database: { sqlite: "./paid.sqlite" },
+      ...(options.databases === undefined ? { database: { sqlite: "./paid.sqlite" } } : { databases: options.databases }),
       // A folder that does not exist yet, as in the config `bun run devnet` prints.
       ledger: { path: `./state-${serial}/ledger.sqlite` },
       payment: { max_timeout_seconds: 300, default_description: QUERY_DESCRIPTION },
