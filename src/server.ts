@@ -75,6 +75,8 @@ interface Services {
   metrics: Metrics;
   /** What clients hold against the per-client limits: a reload changes the limits, not these. */
   clientCounts: ClientCounts;
+  /** The catalog served now (the metrics name each table's source from it). */
+  catalog: Catalog | null;
   draining: boolean;
   close(): Promise<void>;
 }
@@ -102,6 +104,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await services.close();
     throw error;
   }
+  services.catalog = catalog;
   const { app, validator } = assemble(config, catalog, services, options);
   await validator.ready;
   const close = async () => {
@@ -138,6 +141,7 @@ export async function startServer(config: Config, options: { workers?: number } 
   try {
     services = await openServices(config, build, () => server.pendingRequests);
     const catalog = await describeCatalog(config, services.engines);
+    services.catalog = catalog;
     served = assemble(listening(config), catalog, services, build);
     // Until its validation workers can take texts the server answers 503 "Starting" (app-holder.ts):
     // on a loaded machine their start-up takes seconds, which a first query would otherwise wait
@@ -168,6 +172,7 @@ export async function startServer(config: Config, options: { workers?: number } 
       return { applied: false, problems };
     }
     holder.swap(next.app);
+    open.catalog = next.catalog;
     // Requests already in the old app may still be validating: its validator retires a little later.
     const retired = served.validator;
     setTimeout(() => retired.close(), RETIRED_VALIDATOR_MS).unref?.();
@@ -230,6 +235,10 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
   const metrics = createMetrics({
     version: VERSION,
     inFlight,
+    sourceOf: (name) => {
+      const table = services.catalog?.table(name);
+      return table === undefined ? undefined : { source: table.config.database, engine: table.engine ?? "sqlite" };
+    },
     splitScans: sum((engine) => engine.stats.splitScans),
     workersRestarted: sum((engine) => engine.workersRestarted),
     helpersSubstituted: sum((engine) => engine.stats.helpersSubstituted),
@@ -241,7 +250,8 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
   });
   events.subscribe(metrics.observe);
   let closed: Promise<void> | null = null;
-  return {
+  const services: Services = {
+    catalog: null,
     engines,
     executor,
     store,
@@ -257,6 +267,7 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
       return closed;
     },
   };
+  return services;
 }
 
 /** The app for one config, over the long-lived services. */

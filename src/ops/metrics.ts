@@ -27,6 +27,8 @@ export interface MetricsSources {
   spilledBytes?: () => number;
   /** Bytes of complete answers not yet taken by their clients (results/sent-body.ts). */
   unsentBytes?: () => number;
+  /** The source (databases:) and engine of a served table, for the per-source series. */
+  sourceOf?: (table: string) => { source: string; engine: string } | undefined;
   /** Queries answered from the result cache, and the bytes it holds (results/result-cache.ts). */
   resultCacheHits?: () => number;
   resultCacheBytes?: () => number;
@@ -46,6 +48,10 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const responseBytes = registry.add(new Counter("arrow402_http_response_bytes_total", "Response body bytes sent, by route label.", ["route"]));
   const rows = registry.add(new Counter("arrow402_rows_served_total", "Rows delivered in query results sent to their end, by table.", ["table"]));
   const dataBytes = registry.add(new Counter("arrow402_bytes_served_total", "Query result bytes delivered, by table.", ["table"]));
+  const sourceRows = registry.add(new Counter("arrow402_source_rows_served_total", "Rows delivered, by the source (databases:) and engine that read them.", ["source", "engine"]));
+  const sourceErrors = registry.add(
+    new Counter("arrow402_source_query_errors_total", "Queries that failed with a server error (5xx), by the source and engine of their table.", ["source", "engine"]),
+  );
   const settled = registry.add(
     new Counter("arrow402_payments_settled_total", "Payments delivered, by table, token and how (settlement, replay, recovery).", ["table", "network", "asset", "via"]),
   );
@@ -86,10 +92,13 @@ export function createMetrics(sources: MetricsSources): Metrics {
         duration.observe({ route: event.route }, event.durationMs / 1000);
         if (event.bytes !== null) responseBytes.inc({ route: event.route }, event.bytes);
         // Rows are known only for data sent to its end (a query result, whatever the route).
+        const source = event.table === null ? undefined : sources.sourceOf?.(event.table);
         if (event.table !== null && event.status === 200 && event.rows !== null) {
           rows.inc({ table: event.table }, event.rows);
           if (event.bytes !== null) dataBytes.inc({ table: event.table }, event.bytes);
+          if (source !== undefined) sourceRows.inc(source, event.rows);
         }
+        if (source !== undefined && event.status >= 500 && event.status !== 503) sourceErrors.inc(source);
         return;
       }
       case "payment.settled": {

@@ -42,7 +42,7 @@ beforeAll(async () => {
   new Database(join(dir, "local.sqlite"), { create: true }).run("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'local')");
   const config = resolveConfig(
     {
-      server: { bind: "127.0.0.1:0" },
+      server: { bind: "127.0.0.1:0", metrics: true },
       databases: { local: { sqlite: "./local.sqlite" }, warehouse: { postgres: pg.url } },
       limits: { query_timeout_ms: TIME_LIMIT_MS },
       tables: [
@@ -86,6 +86,14 @@ describe("the schema", () => {
       ["ref", "Utf8", true, "uuid"],
     ]);
     expect(doc.schema.fields[3].metadata.description).toBe("Price in USD");
+  });
+
+  test("/metrics counts rows by source and engine", async () => {
+    await (await get("SELECT id FROM swaps WHERE id <= 5")).arrayBuffer();
+    await (await get("SELECT id FROM notes")).arrayBuffer();
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    expect(text).toMatch(/arrow402_source_rows_served_total\{source="warehouse",engine="postgres"\} \d+/);
+    expect(text).toMatch(/arrow402_source_rows_served_total\{source="local",engine="sqlite"\} \d+/);
   });
 
   test("/readyz checks each source", async () => {
