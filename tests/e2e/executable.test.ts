@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { decodePaymentSignature, encodeHeaderJson } from "../../src/payment/wire.ts";
 import { payingClient } from "../payment/client.ts";
 import { PAY_TO, tempDir } from "../support/fixtures.ts";
+import { usePostgres } from "../support/postgres.ts";
+import { SQL } from "bun";
 
 let dir: string;
 let exe: string;
@@ -158,5 +160,44 @@ describe("serve (the demo, no config)", () => {
     expect(dashboard.status).toBe(200);
     expect(dashboard.headers.get("content-type")).toContain("text/html");
     expect((await fetch(`${url}/dex/snapshot.arrow`)).status).toBe(200);
+  });
+});
+
+describe("serve, a SQLite and a PostgreSQL source (nothing beside the executable)", () => {
+  const pg = usePostgres();
+  let proc: ReturnType<typeof Bun.spawn>;
+  let url: string;
+
+  beforeAll(async () => {
+    const admin = new SQL(pg.url);
+    await admin.unsafe("CREATE TABLE prices (id bigint PRIMARY KEY, at timestamptz, price numeric(10,2)); INSERT INTO prices VALUES (1, '2024-01-02 03:04:05.123456+00', 12.50), (2, NULL, -0.01);");
+    await admin.close();
+    const work = tempDir("arrow402-exe-pg-");
+    const db = new Database(join(work, "local.sqlite"), { create: true });
+    db.run("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'local')");
+    db.close();
+    await Bun.write(
+      join(work, "arrow402.yaml"),
+      `server: { bind: "127.0.0.1:0" }\ndatabases:\n  local: { sqlite: local.sqlite }\n  warehouse: { postgres: "${pg.url}" }\ntables:\n  - { name: notes, database: local }\n  - { name: prices, database: warehouse }\n`,
+    );
+    proc = Bun.spawn([exe, "serve"], { cwd: work, stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
+    const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    while (!/on (http:\/\/\S+)/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the executable exited: ${text}${await new Response(proc.stderr as ReadableStream<Uint8Array>).text()}`);
+      text += new TextDecoder().decode(value);
+    }
+    url = /on (http:\/\/\S+)/.exec(text)![1]!;
+  }, 60_000);
+  afterAll(() => proc?.kill());
+
+  test("both tables answer: decimals and µs timestamps exact from PostgreSQL", async () => {
+    const pgTable = tableFromIPC(new Uint8Array(await (await fetch(`${url}/api/query?query=${encodeURIComponent("SELECT id, at, price FROM prices ORDER BY id")}`)).arrayBuffer()));
+    expect(pgTable.getChild("id")!.toArray()).toEqual(new BigInt64Array([1n, 2n]));
+    const csv = await (await fetch(`${url}/api/query?query=${encodeURIComponent("SELECT at, price FROM prices ORDER BY id")}&format=csv`)).text();
+    expect(csv).toBe("at,price\r\n2024-01-02T03:04:05.123456Z,12.50\r\n,-0.01\r\n");
+    const local = tableFromIPC(new Uint8Array(await (await fetch(`${url}/api/query?query=${encodeURIComponent("SELECT body FROM notes")}`)).arrayBuffer()));
+    expect(local.getChild("body")!.get(0)).toBe("local");
   });
 });
