@@ -35,8 +35,12 @@ export interface WorkerSlot {
   retiring: boolean;
 }
 
-/** A worker asked to stop a job (`recall`) has this long to say it did before it is replaced. */
-export const RECALL_MS = 100;
+/**
+ * A worker asked to stop a job (`recall`) has this long to say it did before it is replaced. It
+ * answers within a batch's work, a few milliseconds on an idle machine and hundreds on two loaded
+ * cores; a restart costs more than the wait (a fresh worker's start, ~100 ms of CPU).
+ */
+export const RECALL_MS = 1_000;
 
 interface Waiter {
   lane: Lane;
