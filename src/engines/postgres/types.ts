@@ -12,31 +12,16 @@
  * A domain is its base type (with the domain's typmod): its values are the base type's values.
  */
 
-/**
- * The column types of COLUMN-TYPES.md (the engines' contract with the encoders). Declared here with
- * the same shape as `ColumnType` of src/arrow/types.ts, restricted to the kinds this engine produces.
- */
-export type PgColumnKind =
-  | "int16"
-  | "int32"
-  | "int64"
-  | "float32"
-  | "float64"
-  | "decimal128"
-  | "utf8"
-  | "binary"
-  | "bool"
-  | "date32"
-  | "timestamp_us"
-  | "timestamp_us_utc"
-  | "list";
+import { DECIMAL128_MAX_PRECISION, type ArrowKind, type ColumnType as ArrowColumnType } from "../../arrow/types.ts";
 
-export interface ColumnType {
+/**
+ * The column types the encoders take (arrow/types.ts), restricted to the kinds this engine
+ * produces: all but SQLite's millisecond timestamp.
+ */
+export type PgColumnKind = Exclude<ArrowKind, "timestamp">;
+
+export interface ColumnType extends ArrowColumnType {
   kind: PgColumnKind;
-  /** decimal128 only: 1..38. */
-  precision?: number;
-  /** decimal128 only: 0..precision. */
-  scale?: number;
   /** list only: the element's type (elements are nullable). */
   child?: ColumnType;
 }
@@ -128,7 +113,7 @@ export const PG_ARRAY_ELEMENT: ReadonlyMap<number, number> = new Map([
 ]);
 
 /** Arrow's Decimal128 holds 38 decimal digits. */
-export const DECIMAL128_MAX_PRECISION = 38;
+export { DECIMAL128_MAX_PRECISION };
 
 const SCALARS: ReadonlyMap<number, { type: ColumnType; wire: PgWire }> = new Map([
   [PG_OID.int2, { type: { kind: "int16" }, wire: "int2" }],
