@@ -1,12 +1,13 @@
-/** Loads what every server-side subcommand needs: the config (or the demo) and the catalog. */
-import type { Database } from "bun:sqlite";
+/** Loads what every server-side subcommand needs: the config (or the demo), its sources' engines and the catalog. */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import type { Catalog } from "../catalog.ts";
 import { loadConfigFile } from "../config/load.ts";
-import type { Config } from "../config/types.ts";
-import { openReadOnly, readCatalog, type Catalog } from "../engines/sqlite/catalog.ts";
 import { MAIN_SOURCE } from "../config/sources.ts";
+import type { Config, SourceConfig } from "../config/types.ts";
 import { prepareDemo } from "../demo/config.ts";
+import type { TableEngine } from "../engines/engine.ts";
+import { describeCatalog, openEngines } from "../engines/sources.ts";
 import { ConfigError } from "../errors.ts";
 
 export interface Context {
@@ -22,26 +23,35 @@ export function loadContext(configPath: string | undefined): Context {
   return { config: prepareDemo(), source: "built-in demo", isDemo: true };
 }
 
-/** The path of the config's one SQLite source; a config of other sources is a ConfigError naming the command's limit. */
-export function soleSqlitePath(config: Config, command: string): { path: string; at: string } {
-  const sources = Object.entries(config.databases);
-  const [name, source] = sources[0] ?? [];
-  if (sources.length !== 1 || source?.engine !== "sqlite") {
-    throw new ConfigError([`databases: ${command} reads one SQLite source; this config has ${sources.map(([key, s]) => `${key} (${s.engine})`).join(", ")}`]);
-  }
-  return { path: source.path, at: name === MAIN_SOURCE ? "database.sqlite" : `databases.${name}.sqlite` };
+/** The config path of a source's location: `database.sqlite` (the one-file form) or `databases.<name>.<engine>`. */
+export function sourcePath(name: string, source: SourceConfig): string {
+  return name === MAIN_SOURCE && source.engine === "sqlite" ? "database.sqlite" : `databases.${name}.${source.engine}`;
 }
 
-export function openCatalog(config: Config, command: string): { db: Database; catalog: Catalog } {
-  const { path, at } = soleSqlitePath(config, command);
-  if (!existsSync(path)) throw new ConfigError([`${at}: no file at ${path}`]);
-  let db: Database;
+/**
+ * The engine of every source (engines/sources.ts), for an operator's command: one query worker per
+ * SQLite source is plenty (the commands read on connections of their own). A SQLite file that is
+ * not there is a ConfigError naming its config path, before anything is opened.
+ */
+export function openSources(config: Config): Map<string, TableEngine> {
+  const missing = Object.entries(config.databases)
+    .filter(([, source]) => source.engine === "sqlite" && !existsSync(source.path))
+    .map(([name, source]) => `${sourcePath(name, source)}: no file at ${(source as { path: string }).path}`);
+  if (missing.length > 0) throw new ConfigError(missing);
+  return openEngines(config, { workers: 1 });
+}
+
+export function closeSources(engines: ReadonlyMap<string, TableEngine>): void {
+  for (const engine of engines.values()) engine.close();
+}
+
+/** The engines and the catalog they describe; every table or column missing is a ConfigError with its config path. */
+export async function openCatalog(config: Config): Promise<{ engines: Map<string, TableEngine>; catalog: Catalog }> {
+  const engines = openSources(config);
   try {
-    db = openReadOnly(path);
+    return { engines, catalog: await describeCatalog(config, engines) };
   } catch (error) {
-    throw new ConfigError([`${at}: cannot open ${path}: ${(error as Error).message}`]);
+    closeSources(engines);
+    throw error;
   }
-  const { catalog, problems } = readCatalog(db, config.tables);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { db, catalog };
 }

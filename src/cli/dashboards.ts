@@ -1,7 +1,7 @@
-/** `arrow402 dashboards [SLUG] [--force]`: the dashboard generation subcommand (ARCHITECTURE.md §7). */
+/** `arrow402 dashboards [SLUG] [--force]`: the dashboard generation subcommand (ARCHITECTURE.md §7), for tables of any source. */
 import { generateDashboards } from "../dashboards/generate.ts";
 import { ConfigError } from "../errors.ts";
-import { loadContext, openCatalog } from "./context.ts";
+import { closeSources, loadContext, openCatalog } from "./context.ts";
 
 export async function dashboards(configPath: string | undefined, slug: string | undefined, force: boolean): Promise<number> {
   const { config } = loadContext(configPath);
@@ -12,13 +12,13 @@ export async function dashboards(configPath: string | undefined, slug: string | 
     const known = config.dashboards.entries.map((e) => e.slug).join(", ");
     throw new ConfigError([`dashboards.entries: no dashboard with slug '${slug}'; configured: ${known}`]);
   }
-  const { db, catalog } = openCatalog(config, "arrow402 dashboards");
+  const { engines, catalog } = await openCatalog(config);
   try {
-    const result = await generateDashboards({ config, db, catalog, slug, force, log: (line) => console.log(line) });
+    const result = await generateDashboards({ config, engines, catalog, slug, force, log: (line) => console.log(line) });
     for (const path of result.backups) console.log(`kept the previous version as ${path}`);
     console.log(`wrote ${result.written.length} file(s); left ${result.skipped.length} existing dashboard(s) as they were` + (result.skipped.length ? " (use --force to regenerate)" : ""));
   } finally {
-    db.close();
+    closeSources(engines);
   }
   return 0;
 }

@@ -8,18 +8,14 @@ import { startServer } from "../server.ts";
 import { VERSION } from "../version.ts";
 import type { Config } from "../config/types.ts";
 import { UsageError } from "./args.ts";
-import { loadContext, openCatalog } from "./context.ts";
+import { loadContext } from "./context.ts";
 import { ensureDemoDashboards } from "./demo-dashboards.ts";
 
 export async function serve(configPath: string | undefined, bind: string | undefined): Promise<void> {
   const context = loadContext(configPath);
   const withOverrides = (config: Config) => (bind === undefined ? config : withBind(config, bind));
   const config = withOverrides(context.config);
-  if (context.isDemo) {
-    const { db, catalog } = openCatalog(config, "the demo");
-    await ensureDemoDashboards(config, db, catalog);
-    db.close();
-  }
+  if (context.isDemo) await ensureDemoDashboards(config);
   // However the process was started (no --max-http-header-size needed): see routes/header-budget.ts.
   raiseRequestHeadLimit(config.limits.maxQueryBytes);
   const server = await startServer(config);

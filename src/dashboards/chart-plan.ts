@@ -8,7 +8,9 @@
  *     in a small table with a unique label column, the best measure per label instead;
  *   - a text, boolean or few-valued integer column whose values repeat → a bar chart of counts.
  * Identifiers and counters are never measures: the rowid alias, names in ID_NAME, and columns
- * that only grow (or only shrink) with time in the snapshot.
+ * that only grow (or only shrink) with time in the snapshot. Every engine's kinds take part: a time
+ * column is a date or a timestamp (ms or µs), a measure any integer, float or decimal (a decimal as
+ * the nearest double of its exact value); a list column is never charted.
  */
 import type { ArrowKind } from "../arrow/types.ts";
 import { distinctValues, isMonotonicWithTime, isSkewedPositive, numberOf, numbersOf } from "./column-stats.ts";
@@ -31,6 +33,8 @@ export interface PlanColumn {
 
 /** What the plan knows of a column besides its kind. */
 export interface PlanInputColumn extends PlanColumn {
+  /** decimal128: its scale (values are unscaled bigints). */
+  scale?: number;
   /** From the config's `columns:`. */
   description?: string;
   /** The table's rowid under another name (catalog.ts `rowidAlias`): an identifier. */
@@ -106,8 +110,13 @@ export function measureScore(column: PlanInputColumn): number {
   return score;
 }
 
+/** Charted as numbers: integers, floats and decimals of every width (a list never is). */
 function isNumeric(kind: ArrowKind): boolean {
-  return kind === "int64" || kind === "float64";
+  return isInteger(kind) || kind === "float32" || kind === "float64" || kind === "decimal128";
+}
+
+function isInteger(kind: ArrowKind): boolean {
+  return kind === "int16" || kind === "int32" || kind === "int64";
 }
 
 type Indexed = PlanInputColumn & { index: number };
@@ -135,14 +144,14 @@ function assignRoles(columns: PlanInputColumn[], rows: unknown[][]): Roles {
       continue;
     }
     if (!isNumeric(c.kind)) continue;
-    if (c.kind === "int64" && repeats(MAX_NUMBER_CATEGORIES)) {
+    if (isInteger(c.kind) && repeats(MAX_NUMBER_CATEGORIES)) {
       categories.push(c);
       continue;
     }
     if (c.rowidAlias || ID_NAME.test(c.name)) continue;
     // A constant or all-null column draws a single bar.
     if (distinctValues(rows, c.index, 1).distinct <= 1) continue;
-    if (time && isMonotonicWithTime(times, rows.map((row) => numberOf(row[c.index])))) continue;
+    if (time && isMonotonicWithTime(times, rows.map((row) => numberOf(row[c.index], c)))) continue;
     measures.push(c);
   }
   // Stable: equal scores keep the column order.
@@ -162,7 +171,7 @@ function labelColumn(columns: Indexed[], rows: unknown[][]): Indexed | undefined
   });
 }
 
-/** `rows` are the snapshot's raw SQLite values, in column order. */
+/** `rows` are the snapshot's values as the engine sampled them (TableEngine `sample`), in column order. */
 export function planCharts(columns: PlanInputColumn[], rows: unknown[][]): ChartSpec[] {
   const { time, measures, categories } = assignRoles(columns, rows);
   const charts: ChartSpec[] = [];
@@ -179,7 +188,7 @@ export function planCharts(columns: PlanInputColumn[], rows: unknown[][]): Chart
   }
   const label = rows.length <= SMALL_TABLE_ROWS ? labelColumn(columns.map((c, index) => ({ ...c, index })), rows) : undefined;
   for (const c of measures.slice(0, PER_KIND)) {
-    const values = numbersOf(rows, c.index);
+    const values = numbersOf(rows, c.index, c);
     const log = isSkewedPositive(values);
     if (label) charts.push({ kind: "values", label: label.name, x: c.name, log, title: `${c.name} by ${label.name}` });
     else if (values.length >= MIN_VALUES_TO_CHART) charts.push({ kind: "histogram", x: c.name, log, title: `Distribution of ${c.name}` });

@@ -1,8 +1,11 @@
 /**
- * What the chart plan learns from a snapshot's raw SQLite values (bun:sqlite with safeIntegers:
- * INTEGERs are bigints): how many distinct values a column has, whether it only ever grows with
- * time (a counter), and whether its positive values are skewed enough to need a log scale.
+ * What the chart plan learns from a snapshot's values (TableEngine `sample`: SQLite's as stored,
+ * INTEGERs as bigints; the other engines' as COLUMN-TYPES has them, a decimal as its unscaled
+ * bigint): how many distinct values a column has, whether it only ever grows with time (a
+ * counter), and whether its positive values are skewed enough to need a log scale.
  */
+import type { ColumnType } from "../arrow/types.ts";
+import { decimalText } from "../formats/decimal.ts";
 
 /** Distinct non-null values (counting stops past `stopAfter`) and the number of non-null values. */
 export function distinctValues(rows: unknown[][], index: number, stopAfter: number): { distinct: number; values: number } {
@@ -17,17 +20,20 @@ export function distinctValues(rows: unknown[][], index: number, stopAfter: numb
   return { distinct: seen.size, values };
 }
 
-/** A finite number for a numeric SQLite value, else null. */
-export function numberOf(value: unknown): number | null {
-  if (typeof value === "bigint") return Number(value);
+/**
+ * A finite number for a numeric value, else null. A decimal is its exact value (the unscaled bigint
+ * at the column's scale) as the nearest double: exact values stay in the snapshot, charts need numbers.
+ */
+export function numberOf(value: unknown, type?: Pick<ColumnType, "kind" | "scale">): number | null {
+  if (typeof value === "bigint") return type?.kind === "decimal128" ? Number(decimalText(value, type.scale ?? 0)) : Number(value);
   if (typeof value === "number" && Number.isFinite(value)) return value;
   return null;
 }
 
-export function numbersOf(rows: unknown[][], index: number): number[] {
+export function numbersOf(rows: unknown[][], index: number, type?: Pick<ColumnType, "kind" | "scale">): number[] {
   const numbers: number[] = [];
   for (const row of rows) {
-    const n = numberOf(row[index]);
+    const n = numberOf(row[index], type);
     if (n !== null) numbers.push(n);
   }
   return numbers;

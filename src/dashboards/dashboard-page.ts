@@ -5,7 +5,7 @@
  */
 import { arrowTypeFor } from "../arrow/types.ts";
 import type { DashboardEntry } from "../config/types.ts";
-import type { TableInfo } from "../engines/sqlite/catalog.ts";
+import type { TableInfo } from "../catalog.ts";
 import type { DashboardPlan } from "./chart-plan.ts";
 import { renderFullDataPanel } from "./full-data.ts";
 import { escapeHtml, jsonForScript } from "./html.ts";
@@ -36,6 +36,9 @@ function charts(plan: DashboardPlan): string {
   return `<div class="charts">\n${figures.join("\n")}\n</div>`;
 }
 
+/** What the schema's third column holds: the type the table's source declares. */
+const DECLARED_TYPE: Readonly<Record<NonNullable<TableInfo["engine"]>, string>> = { sqlite: "SQLite type", postgres: "PostgreSQL type", duckdb: "DuckDB type" };
+
 function schema(table: TableInfo): string {
   const rows = table.columns.map(
     (c) =>
@@ -45,7 +48,7 @@ function schema(table: TableInfo): string {
   );
   return `<div class="table-scroll"><table>
 <caption>Columns of <code>${escapeHtml(table.name)}</code> and the Arrow type each has in query results</caption>
-<thead><tr><th scope="col">Column</th><th scope="col">Arrow type</th><th scope="col">SQLite type</th><th scope="col">Nullable</th><th scope="col">Description</th></tr></thead>
+<thead><tr><th scope="col">Column</th><th scope="col">Arrow type</th><th scope="col">${DECLARED_TYPE[table.engine ?? "sqlite"]}</th><th scope="col">Nullable</th><th scope="col">Description</th></tr></thead>
 <tbody>
 ${rows.join("\n")}
 </tbody>

@@ -5,7 +5,7 @@
  * shell, the MCP snippet is written by JSON.stringify, and everything goes through escapeHtml:
  * the SQL, the table's name and the base URL come from the config.
  */
-import type { TableInfo } from "../engines/sqlite/catalog.ts";
+import type { TableInfo } from "../catalog.ts";
 import { FORMATS, type FormatName } from "../formats/registry.ts";
 import { escapeHtml } from "./html.ts";
 import { queriesArePaid } from "../payment/terms.ts";

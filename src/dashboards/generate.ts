@@ -4,12 +4,12 @@
  * (re)writes the landing page `<root>/index.html`. An existing folder is kept unless `force`,
  * and then it is moved to a backup first.
  */
-import type { Database } from "bun:sqlite";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Config, DashboardEntry } from "../config/types.ts";
 import { ConfigError } from "../errors.ts";
-import type { Catalog } from "../engines/sqlite/catalog.ts";
+import type { Catalog } from "../catalog.ts";
+import type { TableEngine } from "../engines/engine.ts";
 import { BROWSER_BUNDLE } from "./browser-bundle.ts";
 import { planCharts, type DashboardPlan } from "./chart-plan.ts";
 import { renderDashboardPage } from "./dashboard-page.ts";
@@ -21,8 +21,8 @@ import styleSheet from "./style.css" with { type: "text" };
 
 export interface GenerateOptions {
   config: Config;
-  /** Read-only connection to the configured database. */
-  db: Database;
+  /** The engine of each source (engines/sources.ts openEngines): a snapshot is sampled by its table's. */
+  engines: ReadonlyMap<string, TableEngine>;
   catalog: Catalog;
   /** Only this dashboard (enabled or not); otherwise every enabled one. */
   slug?: string;
@@ -55,14 +55,16 @@ function selectEntries(entries: DashboardEntry[], slug: string | undefined): Das
   return [entry];
 }
 
-function dashboardFiles(opts: GenerateOptions, entry: DashboardEntry): { files: FolderFiles; summary: string; warning?: string } {
-  const { config, db, catalog } = opts;
+async function dashboardFiles(opts: GenerateOptions, entry: DashboardEntry): Promise<{ files: FolderFiles; summary: string; warning?: string }> {
+  const { config, engines, catalog } = opts;
   const table = catalog.table(entry.table);
   if (!table) {
     const index = config.dashboards?.entries.indexOf(entry) ?? -1;
     throw new ConfigError([`dashboards.entries[${index}].table: '${entry.table}' is not a configured table of the database`]);
   }
-  const snapshot = takeSnapshot(db, table, opts.snapshotRows ?? SNAPSHOT_ROW_CAP, opts.now ?? new Date());
+  const engine = engines.get(table.config.database);
+  if (!engine) throw new Error(`no engine is open for the source '${table.config.database}' of table '${table.name}'`);
+  const snapshot = await takeSnapshot(engine, table, opts.snapshotRows ?? SNAPSHOT_ROW_CAP, opts.now ?? new Date());
   const columns = table.columns.map((c) => ({ name: c.name, kind: c.kind }));
   const plan: DashboardPlan = {
     snapshotUrl: `/${encodeURIComponent(entry.slug)}/snapshot.arrow`,
@@ -102,7 +104,7 @@ export async function generateDashboards(opts: GenerateOptions): Promise<Generat
       result.skipped.push(folder);
       continue;
     }
-    const { files, summary, warning } = dashboardFiles(opts, entry);
+    const { files, summary, warning } = await dashboardFiles(opts, entry);
     if (warning !== undefined) log(warning);
     const temporary = await writeTemporaryFolder(root, entry.slug, files);
     try {

@@ -1,6 +1,7 @@
 /**
  * Time values of a snapshot, read at generation time the way the Arrow encoder reads them
- * (ARCHITECTURE.md §5): ISO-8601 text or Unix seconds for a timestamp, 'YYYY-MM-DD' for a date.
+ * (ARCHITECTURE.md §5): SQLite's ISO-8601 text or Unix seconds for a timestamp, 'YYYY-MM-DD' for a
+ * date; the other engines' bigint microseconds (Timestamp(µs), with or without "UTC") and days.
  * The generator uses them to pick a time chart's bin width and to say what span a sample covers.
  */
 import { convertValue, Misfit } from "../arrow/fit.ts";
@@ -37,17 +38,21 @@ const MAX_BINS = 90;
 const MIN_ROWS_PER_BIN = 5;
 
 export function isTimeKind(kind: ArrowKind): boolean {
-  return kind === "timestamp" || kind === "date32";
+  return kind === "timestamp" || kind === "date32" || kind === "timestamp_us" || kind === "timestamp_us_utc";
 }
 
-/** Epoch milliseconds of a raw SQLite value of a time column, or null when absent or unreadable. */
+/**
+ * Epoch milliseconds of a sampled value of a time column, or null when absent or unreadable. A
+ * wall-clock Timestamp(µs) without a zone is charted as if it were UTC, as the page's axes are.
+ */
 export function timeMs(kind: ArrowKind, value: unknown): number | null {
   if (value === null || value === undefined) return null;
   const converted = convertValue(kind, value, true);
   if (converted instanceof Misfit) return null;
   const n = typeof converted === "bigint" ? Number(converted) : converted;
   if (typeof n !== "number" || !Number.isFinite(n)) return null;
-  return kind === "date32" ? n * DAY : n;
+  if (kind === "date32") return n * DAY;
+  return kind === "timestamp_us" || kind === "timestamp_us_utc" ? n / 1000 : n;
 }
 
 export interface TimeSpan {

@@ -31,6 +31,34 @@ export interface ReadOptions {
   sending: SendingOptions;
 }
 
+/**
+ * A capped sample of a table (DESIGN.md §7, §14: the dashboards' snapshots sample any engine), read
+ * in one snapshot of the source.
+ */
+export interface TableSample {
+  /**
+   * Values in column order, as the encoders take them (COLUMN-TYPES: int16/int32 numbers, int64
+   * and the µs timestamps bigints, decimal128 the unscaled bigint, list an array, SQLite's own
+   * text and numbers as stored); every one fits its column's type. With a column to spread along:
+   * most recent first; otherwise in the table's order.
+   */
+  rows: unknown[][];
+  /** Rows in the whole table, counted in the same snapshot. */
+  totalRows: number;
+  /** True when `rows` are an even sample (first and last included) rather than the whole table. */
+  sampled: boolean;
+}
+
+/** A stored value its column's type cannot hold, found by `scan` (`arrow402 validate`). */
+export interface StoredMisfit {
+  /** The column's index in the table's columns. */
+  column: number;
+  /** Where the row is, in the source's terms: "rowid 17", "row 3 (ctid (0,3))". */
+  row: string;
+  /** Why the value does not fit; it may show the value (for the operator only). */
+  detail: string;
+}
+
 /** The configured tables an engine serves, as it has them. */
 export interface Described {
   /** In the order given. */
@@ -72,5 +100,18 @@ export interface TableEngine {
    * errors.ts (a query error or the time limit: 400; a value that does not fit: 500).
    */
   read(query: ValidatedQuery, format: OutputFormat, options: ReadOptions): Promise<QueryResult>;
+  /**
+   * At most `cap` rows of a described table, for a dashboard's snapshot (ARCHITECTURE.md §7): the whole
+   * table when it has no more, else `cap` rows spread evenly along the column `along` (a time
+   * column: the sample covers its whole range), or along the table's own order when null. Read
+   * under the engine's time limit. Rejects with ValueDoesNotFitError for a value that does not fit.
+   */
+  sample(table: TableInfo, cap: number, along: string | null): Promise<TableSample>;
+  /**
+   * Reads every stored value of a described table as queries read them (`arrow402 validate`, DESIGN.md §14),
+   * without the query time limit, and calls `misfit` for each one its column's type cannot hold.
+   * Resolves with the number of rows read; rejects when the source cannot be read.
+   */
+  scan(table: TableInfo, misfit: (found: StoredMisfit) => void): Promise<{ rows: number }>;
   close(): void;
 }

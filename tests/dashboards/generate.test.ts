@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
 import { generateDashboards } from "../../src/dashboards/generate.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { PAY_TO, SWAP_COLUMNS, setupDashboards, type DashboardsSetup } from "./support.ts";
+import { PAY_TO, SWAP_COLUMNS, setupDashboards, withEngines, type DashboardsSetup } from "./support.ts";
 
 const DEX = { slug: "dex", title: "DEX activity", description: "Swaps per hour", tags: ["DeFi", "Base"], table: "swaps" };
 const CHAIN = { slug: "chain", title: "Blocks", description: "Block hashes", tags: ["L2"], table: "blocks" };
@@ -12,7 +12,7 @@ const HIDDEN = { slug: "hidden", title: "Hidden one", description: "Not yet", ta
 
 function generate(setup: DashboardsSetup, extra: { slug?: string; force?: boolean; snapshotRows?: number } = {}) {
   const lines: string[] = [];
-  const run = generateDashboards({ config: setup.config, db: setup.db, catalog: setup.catalog, log: (l) => lines.push(l), ...extra });
+  const run = withEngines(setup.config, (engines) => generateDashboards({ config: setup.config, engines, catalog: setup.catalog, log: (l) => lines.push(l), ...extra }));
   return run.then((result) => ({ ...result, lines }));
 }
 
@@ -190,7 +190,7 @@ describe("SLUG", () => {
 test("without a dashboards section generation is a config error", async () => {
   const setup = setupDashboards([DEX]);
   const { dashboards: _, ...config } = setup.config;
-  const error = await generateDashboards({ config, db: setup.db, catalog: setup.catalog }).catch((e: unknown) => e);
+  const error = await withEngines(setup.config, (engines) => generateDashboards({ config, engines, catalog: setup.catalog })).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ConfigError);
 });
 

@@ -1,9 +1,14 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { openReadOnly, readCatalog } from "../../src/engines/sqlite/catalog.ts";
-import { evenPositions, takeSnapshot } from "../../src/dashboards/snapshot.ts";
+import { evenPositions } from "../../src/engines/even-sample.ts";
+import { SqliteEngine } from "../../src/engines/sqlite/engine.ts";
+import { takeSnapshot } from "../../src/dashboards/snapshot.ts";
 import { createMarketDatabase, tempDir } from "./support.ts";
+
+const engines: SqliteEngine[] = [];
+afterAll(() => engines.forEach((engine) => engine.close()));
 
 function market() {
   const path = join(tempDir(), "market.sqlite");
@@ -18,7 +23,9 @@ function market() {
   const names = ["swaps", "blocks", "odd<table>", "pairs", "legacy", "descending", "recent_swaps"];
   const { catalog, problems } = readCatalog(db, names.map((name) => ({ name, database: "main", source: name, description: "", columns: {}, priceTags: [] })));
   expect(problems).toEqual([]);
-  return { db, table: (name: string) => catalog.table(name)! };
+  const engine = new SqliteEngine(path, { maxRows: 1_000_000, queryTimeoutMs: 10_000 }, 1);
+  engines.push(engine);
+  return { db, engine, table: (name: string) => catalog.table(name)! };
 }
 
 describe("evenPositions", () => {
@@ -60,9 +67,9 @@ describe("the rowid alias the charts leave out (generate.ts) is the catalog's", 
 });
 
 describe("takeSnapshot", () => {
-  test("samples a large table evenly along its time column, most recent first, covering its whole range", () => {
-    const { db, table } = market();
-    const snapshot = takeSnapshot(db, table("swaps"), 300);
+  test("samples a large table evenly along its time column, most recent first, covering its whole range", async () => {
+    const { db, engine, table } = market();
+    const snapshot = await takeSnapshot(engine, table("swaps"), 300);
     expect(snapshot.rows).toHaveLength(300);
     expect(snapshot.totalRows).toBe(1200);
     expect(snapshot.sampled).toBe(true);
@@ -80,24 +87,24 @@ describe("takeSnapshot", () => {
     expect(Math.max(...gaps)).toBeLessThanOrEqual(5);
   });
 
-  test("keeps a table within the cap whole", () => {
-    const { db, table } = market();
-    const snapshot = takeSnapshot(db, table("blocks"));
+  test("keeps a table within the cap whole", async () => {
+    const { engine, table } = market();
+    const snapshot = await takeSnapshot(engine, table("blocks"));
     expect(snapshot.sampled).toBe(false);
     expect(snapshot.rows.map((row) => row[0])).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i + 1)));
     expect(snapshot.span).toBeUndefined();
   });
 
-  test("samples a table without a time column along its rowid, in table order", () => {
-    const { db, table } = market();
-    const snapshot = takeSnapshot(db, table("blocks"), 4);
+  test("samples a table without a time column along its rowid, in table order", async () => {
+    const { engine, table } = market();
+    const snapshot = await takeSnapshot(engine, table("blocks"), 4);
     expect(snapshot.rows.map((row) => row[0])).toEqual([1n, 4n, 7n, 10n]);
     expect(snapshot.sampled).toBe(true);
   });
 
-  test("samples a view (no rowid) along its time column too", () => {
-    const { db, table } = market();
-    const snapshot = takeSnapshot(db, table("recent_swaps"), 3);
+  test("samples a view (no rowid) along its time column too", async () => {
+    const { engine, table } = market();
+    const snapshot = await takeSnapshot(engine, table("recent_swaps"), 3);
     expect(snapshot.rows.map((row) => row[0])).toEqual([1200n, 601n, 1n]);
     expect(snapshot.totalRows).toBe(1200);
   });

@@ -8,6 +8,8 @@ import { tempDir as sharedTempDir } from "../support/fixtures.ts";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/types.ts";
+import type { TableEngine } from "../../src/engines/engine.ts";
+import { openEngines } from "../../src/engines/sources.ts";
 import { openReadOnly, readCatalog, type Catalog } from "../../src/engines/sqlite/catalog.ts";
 
 export const PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
@@ -80,6 +82,16 @@ export function setupDashboards(entries: unknown[], overrides: Record<string, un
   const { catalog, problems } = readCatalog(db, config.tables);
   if (problems.length > 0) throw new Error(problems.join("\n"));
   return { dir, root: config.dashboards?.root ?? "", config, db, catalog };
+}
+
+/** `run` with the engines of the config's sources (as `arrow402 dashboards` opens them), closed after. */
+export async function withEngines<T>(config: Config, run: (engines: ReadonlyMap<string, TableEngine>) => Promise<T>): Promise<T> {
+  const engines = openEngines(config, { workers: 1 });
+  try {
+    return await run(engines);
+  } finally {
+    for (const engine of engines.values()) engine.close();
+  }
 }
 
 export function listen(app: { handle(request: Request): Promise<Response> }): { port: number; url: string; stop: () => void } {

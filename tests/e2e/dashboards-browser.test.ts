@@ -12,7 +12,7 @@ import { Elysia } from "elysia";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { generateDashboards } from "../../src/dashboards/generate.ts";
 import { dashboardRoutes } from "../../src/routes/dashboards.ts";
-import { listen, setupDashboards } from "../dashboards/support.ts";
+import { listen, setupDashboards, withEngines } from "../dashboards/support.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"];
@@ -35,7 +35,7 @@ describe.skipIf(skip)("dashboards in a browser", () => {
       { slug: "dex", title: "DEX activity", description: "Swaps per hour on the test market", tags: ["DeFi", "Base"], table: "swaps" },
       { slug: "chain", title: "Blocks", description: "Block hashes", tags: [], table: "blocks" },
     ]);
-    await generateDashboards({ config: setup.config, db: setup.db, catalog: setup.catalog });
+    await withEngines(setup.config, (engines) => generateDashboards({ config: setup.config, engines, catalog: setup.catalog }));
     setup.db.close();
     server = listen(new Elysia().use(dashboardRoutes(setup.config.dashboards)));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });

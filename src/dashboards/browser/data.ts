@@ -1,15 +1,39 @@
 /**
  * Browser side: decodes `snapshot.arrow` into plain records for Plot and the preview table.
- * apache-arrow gives Int64 as bigint and timestamps/dates as epoch milliseconds; charts need
- * numbers and Dates, the preview shows exact values.
+ * apache-arrow gives Int64 as bigint and timestamps/dates as epoch milliseconds (µs ones with a
+ * fraction, which a double cannot always hold exactly) and a decimal as its raw words; charts need
+ * numbers and Dates, the preview shows exact values: so a decimal is read as its unscaled bigint
+ * and a Timestamp(µs) as its stored microseconds (formats/decimal.ts, DESIGN §16).
  */
-import { tableFromIPC } from "apache-arrow";
+import { DataType, tableFromIPC, type Decimal, type Vector } from "apache-arrow";
+import { decimalText, unscaledAt } from "../../formats/decimal.ts";
 import type { PlanColumn } from "../chart-plan.ts";
 
-export type Cell = string | number | bigint | boolean | Date | Uint8Array | null;
+/** A decimal's exact value: shown as the database holds it, charted as the nearest double. */
+export class DecimalCell {
+  constructor(
+    readonly unscaled: bigint,
+    readonly scale: number,
+  ) {}
+  toString(): string {
+    return decimalText(this.unscaled, this.scale);
+  }
+}
+
+/** A Timestamp(µs): a Date (whole milliseconds) for the charts, with its exact microseconds for the preview. */
+export class MicroDate extends Date {
+  constructor(readonly micros: bigint) {
+    // Floor, not truncation: 1 µs before 1970 is in the millisecond before it.
+    super(Number(micros / 1000n - (micros % 1000n < 0n ? 1n : 0n)));
+  }
+}
+
+export type Cell = string | number | bigint | boolean | Date | Uint8Array | DecimalCell | null;
 export type Row = Record<string, Cell>;
 
-function toCell(value: unknown, kind: PlanColumn["kind"]): Cell {
+type Kind = PlanColumn["kind"];
+
+function toCell(value: unknown, kind: Kind): Cell {
   if (value === null || value === undefined) return null;
   if ((kind === "timestamp" || kind === "date32") && typeof value === "number") return new Date(value);
   if (typeof value === "bigint" || typeof value === "number" || typeof value === "string" || typeof value === "boolean") {
@@ -19,14 +43,55 @@ function toCell(value: unknown, kind: PlanColumn["kind"]): Cell {
   return String(value);
 }
 
+/** A list shown as text: `[1, null, "a"]`, its elements exact (it is never charted). */
+function listText(list: Vector): string {
+  const items: string[] = [];
+  for (let j = 0; j < list.length; j++) {
+    const item: unknown = list.get(j);
+    if (item === null || item === undefined) items.push("null");
+    else if (DataType.isDecimal(list.type)) items.push(decimalText(unscaledAt(list as Vector<Decimal>, j), list.type.scale));
+    else if ((DataType.isTimestamp(list.type) || DataType.isDate(list.type)) && typeof item === "number") items.push(new Date(item).toISOString());
+    else if (typeof item === "string") items.push(JSON.stringify(item));
+    else if (item instanceof Uint8Array) items.push(displayCell(item, "binary"));
+    else items.push(String(item));
+  }
+  return `[${items.join(", ")}]`;
+}
+
+/** How to read row `i` of one batch's column as a cell. */
+function cellReader(vector: Vector | null, kind: Kind): (i: number) => Cell {
+  if (vector === null) return () => null;
+  switch (kind) {
+    case "decimal128": {
+      const scale = (vector.type as Decimal).scale;
+      return (i) => (vector.isValid(i) ? new DecimalCell(unscaledAt(vector as Vector<Decimal>, i), scale) : null);
+    }
+    case "timestamp_us":
+    case "timestamp_us_utc": {
+      const micros = vector.data[0]!.values as BigInt64Array;
+      return (i) => (vector.isValid(i) ? new MicroDate(micros[i]!) : null);
+    }
+    case "list":
+      return (i) => {
+        const list = vector.get(i) as Vector | null;
+        return list === null ? null : listText(list);
+      };
+    default:
+      return (i) => toCell(vector.get(i), kind);
+  }
+}
+
 export function decodeSnapshot(bytes: Uint8Array, columns: PlanColumn[]): Row[] {
   const table = tableFromIPC(bytes);
-  const vectors = columns.map((c) => ({ column: c, vector: table.getChild(c.name) }));
   const rows: Row[] = [];
-  for (let i = 0; i < table.numRows; i++) {
-    const row: Row = {};
-    for (const { column, vector } of vectors) row[column.name] = toCell(vector?.get(i), column.kind);
-    rows.push(row);
+  // Batch by batch: each column of a batch is one chunk, whose raw values are read by position.
+  for (const batch of table.batches) {
+    const readers = columns.map((c) => ({ name: c.name, read: cellReader(batch.getChild(c.name), c.kind) }));
+    for (let i = 0; i < batch.numRows; i++) {
+      const row: Row = {};
+      for (const { name, read } of readers) row[name] = read(i);
+      rows.push(row);
+    }
   }
   return rows;
 }
@@ -36,11 +101,21 @@ export function chartNumber(cell: Cell): number | null {
   if (typeof cell === "number") return Number.isFinite(cell) ? cell : null;
   if (typeof cell === "bigint") return Number(cell);
   if (typeof cell === "boolean") return cell ? 1 : 0;
+  if (cell instanceof DecimalCell) return Number(cell.toString());
   return null;
 }
 
-export function displayCell(cell: Cell, kind: PlanColumn["kind"]): string {
+/** "2024-01-02 03:04:05.123456Z" (with "Z" for an instant, without for a wall-clock time). */
+function microsText(cell: MicroDate, kind: Kind): string {
+  const fraction = ((cell.micros % 1_000_000n) + 1_000_000n) % 1_000_000n;
+  const seconds = cell.toISOString().slice(0, 19).replace("T", " ");
+  const digits = fraction === 0n ? "" : `.${fraction.toString().padStart(6, "0")}`;
+  return `${seconds}${digits}${kind === "timestamp_us" ? "" : "Z"}`;
+}
+
+export function displayCell(cell: Cell, kind: Kind): string {
   if (cell === null) return "null";
+  if (cell instanceof MicroDate) return microsText(cell, kind);
   if (cell instanceof Date) {
     const iso = cell.toISOString();
     return kind === "date32" ? iso.slice(0, 10) : iso.replace("T", " ").replace(/\.000Z$/, "Z");
@@ -52,10 +127,13 @@ export function displayCell(cell: Cell, kind: PlanColumn["kind"]): string {
   return String(cell);
 }
 
-/** Nulls last; numbers, bigints and dates by value; text in the reader's collation. */
+/** Nulls last; numbers, bigints, decimals and dates by value; text in the reader's collation. */
 export function compareCells(a: Cell, b: Cell): number {
   if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  if (a instanceof MicroDate && b instanceof MicroDate) return a.micros < b.micros ? -1 : a.micros > b.micros ? 1 : 0;
   if (a instanceof Date && b instanceof Date) return a.getTime() - b.getTime();
+  // One column, one scale: the unscaled values order the decimals.
+  if (a instanceof DecimalCell && b instanceof DecimalCell) return a.unscaled < b.unscaled ? -1 : a.unscaled > b.unscaled ? 1 : 0;
   if ((typeof a === "number" || typeof a === "bigint") && (typeof b === "number" || typeof b === "bigint")) {
     return a < b ? -1 : a > b ? 1 : 0;
   }

@@ -7,8 +7,9 @@ import { compareCells, displayCell, type Row } from "./data.ts";
 
 type Direction = "ascending" | "descending";
 
+/** Right-aligned: integers, floats and decimals of every width. */
 function isNumericKind(kind: PlanColumn["kind"]): boolean {
-  return kind === "int64" || kind === "float64";
+  return ["int16", "int32", "int64", "float32", "float64", "decimal128"].includes(kind);
 }
 
 export function renderPreview(table: HTMLTableElement, columns: PlanColumn[], rows: Row[], limit: number): void {

@@ -33,6 +33,12 @@ export interface CopyDecoderOptions {
   batchRows?: number;
   /** A batch also ends once its text, blob and list values hold this many bytes (default BATCH_MAX_BYTES). */
   batchMaxBytes?: number;
+  /**
+   * Told of each value its column cannot hold, which then reads as null and the stream goes on
+   * (`arrow402 validate` lists every one). Without it, the first such value stops the stream with
+   * PgValueRefused, as every query's read does: a value is never changed in a result.
+   */
+  onRefused?: (refused: PgValueRefused) => void;
 }
 
 const SIGNATURE = [0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]; // "PGCOPY\n\377\r\n\0"
@@ -53,6 +59,7 @@ export class BinaryCopyDecoder {
   private readonly wide: boolean[];
   private readonly batchRows: number;
   private readonly batchMaxBytes: number;
+  private readonly onRefused: ((refused: PgValueRefused) => void) | undefined;
 
   private state = State.Header;
   /** Bytes the current state needs. */
@@ -77,6 +84,7 @@ export class BinaryCopyDecoder {
     this.wide = columns.map((c) => c.type.kind === "utf8" || c.type.kind === "binary" || c.type.kind === "list");
     this.batchRows = Math.max(1, options.batchRows ?? batchRowsFor(columns.length));
     this.batchMaxBytes = Math.max(1, options.batchMaxBytes ?? BATCH_MAX_BYTES);
+    this.onRefused = options.onRefused;
   }
 
   /** Rows decoded so far (in batches returned or still pending). */
@@ -188,7 +196,7 @@ export class BinaryCopyDecoder {
         try {
           row[this.column] = decoders[this.column]!(buf, dv, pos, this.need, false);
         } catch (error) {
-          throw this.named(error, this.column);
+          row[this.column] = this.refused(error, this.column);
         }
         pos += this.need;
         this.column++;
@@ -251,7 +259,7 @@ export class BinaryCopyDecoder {
         try {
           this.row[column] = this.decoders[column]!(buf, dv, p, this.need, owned);
         } catch (error) {
-          throw this.named(error, column);
+          this.row[column] = this.refused(error, column);
         }
         return this.nextField();
       }
@@ -281,6 +289,14 @@ export class BinaryCopyDecoder {
     this.batchBytes = 0;
     this.batchFirst = this.decoded;
     return batch;
+  }
+
+  /** Null for a refused value when `onRefused` hears of it; otherwise throws the failure, named. */
+  private refused(error: unknown, column: number): null {
+    const named = this.named(error, column);
+    if (!(named instanceof PgValueRefused) || this.onRefused === undefined) throw named;
+    this.onRefused(named);
+    return null;
   }
 
   /** A value decoder's failure, with the column and the row it is at. */

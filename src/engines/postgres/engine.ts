@@ -19,10 +19,11 @@ import { ResultStream, ResultTooLarge, type QueryResult } from "../../results/re
 import { TimeBudget, timeLimitError } from "../../results/time-budget.ts";
 import { bytesOfValues } from "../sqlite/protocol.ts";
 import { encoderColumns, type ValidatedQuery } from "../../sql/validated.ts";
-import type { Described, ReadOptions, TableEngine } from "../engine.ts";
-import { readPgColumns, type PgColumn } from "./catalog.ts";
+import type { Described, ReadOptions, StoredMisfit, TableEngine, TableSample } from "../engine.ts";
+import { readPgColumns } from "./catalog.ts";
 import { compileForPostgres, isRefusal, type PostgresQuery } from "./compile.ts";
 import { countPgRows, openPgRead, type PgRead } from "./read.ts";
+import { samplePgTable, scanPgTable, type PgRelation } from "./sample.ts";
 
 export interface PostgresSource {
   /** The source's name in the config (databases:), for messages. */
@@ -37,12 +38,8 @@ export interface PostgresLimits {
   queryTimeoutMs: number;
 }
 
-/** What the engine keeps of a table it described: where it is, and its columns as PostgreSQL has them. */
-interface Located {
-  schema: string;
-  name: string;
-  columns: PgColumn[];
-}
+/** What the engine keeps of a table it described: where it is, what it is, and its columns as PostgreSQL has them. */
+type Located = PgRelation;
 
 /** The kinds whose values are numbers, dates or booleans only (the select-list cap, sql/allowlist.ts). */
 const NUMBER_KINDS = new Set(["int16", "int32", "int64", "float32", "float64", "decimal128", "bool", "date32", "timestamp_us", "timestamp_us_utc"]);
@@ -82,7 +79,7 @@ export class PostgresEngine implements TableEngine {
       for (const key of Object.keys(config.columns)) {
         if (!columns.some((c) => c.name === key)) problems.push(`tables[${index}].columns.${key}: no column '${key}' in ${schema}.${name}`);
       }
-      this.located.set(config, { schema, name, columns: read.columns });
+      this.located.set(config, { schema, name, kind: read.kind, columns: read.columns });
       // No HTTP-thread reads here (isSmall is false): a LIMIT's bound matters to nobody else.
       described.push({ name: config.name, columns, hasRowid: false, limitBounded: read.kind === "table", engine: "postgres", config });
     }
@@ -152,6 +149,28 @@ export class PostgresEngine implements TableEngine {
       throw new TooManyRowsError(read.count, this.limits.maxRows);
     }
     return new CopyRead(read, query, format, options, this.limits).started;
+  }
+
+  /** A dashboard's sample (sample.ts), under the query time limit; a refused value names its column. */
+  async sample(table: TableInfo, cap: number, along: string | null): Promise<TableSample> {
+    try {
+      return await samplePgTable(this.sql, this.relationOf(table), cap, along, this.limits.queryTimeoutMs);
+    } catch (error) {
+      if (!(error instanceof ValueDoesNotFit)) throw error;
+      const column = table.columns[error.columnIndex]?.name ?? `#${error.columnIndex}`;
+      throw new ValueDoesNotFitError(table.name, column, null, `row ${error.rowIndex + 1} of the sample: ${error.detail}`);
+    }
+  }
+
+  /** `arrow402 validate`'s read of every row (sample.ts). */
+  scan(table: TableInfo, misfit: (found: StoredMisfit) => void): Promise<{ rows: number }> {
+    return scanPgTable(this.sql, this.relationOf(table), misfit);
+  }
+
+  private relationOf(table: TableInfo): Located {
+    const located = this.located.get(table.config);
+    if (located === undefined) throw new Error(`table '${table.name}' was not described by the engine of '${this.source.name}'`);
+    return located;
   }
 
   close(): void {

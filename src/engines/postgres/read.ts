@@ -28,7 +28,10 @@ export interface PgReadOptions extends CopyDecoderOptions {
   select: string;
   /** The select list's columns, in order. */
   columns: readonly DecodeColumn[];
-  /** The server's statement_timeout, and this read's deadline unless `deadlineMs` (limits.query_timeout_ms). */
+  /**
+   * The server's statement_timeout, and this read's deadline unless `deadlineMs` (limits.query_timeout_ms).
+   * Infinity: no time limit at all (`arrow402 validate` reads whole tables).
+   */
   timeoutMs: number;
   /**
    * When this read is stopped, from the call, if not at `timeoutMs`: a caller that does not count the
@@ -57,12 +60,13 @@ export interface PgRead {
 /** How long a ROLLBACK or COMMIT may take before the connection is closed instead of pooled. */
 export const ROLLBACK_GRACE_MS = 5_000;
 
-/** Session settings of the read's transaction (set_config(…, true): they end with it). */
+/** Session settings of the read's transaction (set_config(…, true): they end with it). An infinite timeout sets none ("0"). */
 function settings(timeoutMs: number): [string, string][] {
+  const bounded = Number.isFinite(timeoutMs);
   return [
-    ["statement_timeout", String(Math.max(1, Math.ceil(timeoutMs)))],
+    ["statement_timeout", bounded ? String(Math.max(1, Math.ceil(timeoutMs))) : "0"],
     // A backend whose client vanished mid-transaction (no TCP reset) ends on its own.
-    ["idle_in_transaction_session_timeout", String(Math.ceil(timeoutMs) + ROLLBACK_GRACE_MS)],
+    ["idle_in_transaction_session_timeout", bounded ? String(Math.ceil(timeoutMs) + ROLLBACK_GRACE_MS) : "0"],
     // Inlined literals ('…' with backslashes) read as written.
     ["standard_conforming_strings", "on"],
     // The text form of `::text` columns, whatever the role's or database's defaults.

@@ -8,7 +8,8 @@
  */
 import type { Database } from "bun:sqlite";
 import type { TableConfig } from "../../config/types.ts";
-import type { Described, ReadOptions, TableEngine } from "../engine.ts";
+import type { TableInfo } from "../../catalog.ts";
+import type { Described, ReadOptions, StoredMisfit, TableEngine, TableSample } from "../engine.ts";
 import { ServerBusyError } from "../../errors.ts";
 import type { OutputFormat } from "../../formats/registry.ts";
 import { CountCache } from "../../results/count-cache.ts";
@@ -22,6 +23,8 @@ import { LaneClassifier } from "./lanes.ts";
 import { WorkerPool, type WorkerSlot } from "./pool.ts";
 import { batchRowsFor, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from "./protocol.ts";
 import { rowidSpanSql, rowidSql } from "./rowid.ts";
+import { sampleSqliteTable } from "./sample.ts";
+import { scanSqliteTable } from "./scan.ts";
 import { StripePlanner } from "./stripe-plan.ts";
 import { StripedScan } from "./striped.ts";
 import { TimeBudget, timeLimitError } from "../../results/time-budget.ts";
@@ -117,6 +120,23 @@ export class SqliteEngine implements TableEngine {
   /** SQLite's `PRAGMA data_version` in the small reads' snapshot (inline.ts). */
   dataVersion(): bigint | null {
     return this.inline.dataVersion();
+  }
+
+  /**
+   * A dashboard's sample, read at generation time on a connection of its own on this thread (the
+   * operator's command, not a buyer's query: no worker and no time limit, as before any engine).
+   */
+  async sample(table: TableInfo, cap: number, along: string | null): Promise<TableSample> {
+    const db = openReadOnly(this.dbPath);
+    try {
+      return sampleSqliteTable(db, table, cap, along);
+    } finally {
+      db.close();
+    }
+  }
+
+  async scan(table: TableInfo, misfit: (found: StoredMisfit) => void): Promise<{ rows: number }> {
+    return scanSqliteTable(this.dbPath, table, misfit);
   }
 
   /** SQLite runs the validated text itself: what can fail on a value is what validation found. */

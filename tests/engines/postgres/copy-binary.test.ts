@@ -212,6 +212,31 @@ describe("streams that are not the columns' COPY", () => {
     expect((error as Error).message).toBe("the PostgreSQL COPY stream has 1 bytes after its end marker");
   });
 
+  test("with onRefused (arrow402 validate), every refused value is told with its column and row, reads as null, and the stream goes on", async () => {
+    const bytes = await copyBytes(
+      sql,
+      `SELECT * FROM (VALUES (1, 'infinity'::timestamptz, 'NaN'::numeric(5,2)), (2, now(), 1.5), (3, '-infinity', 'NaN'), (4, '2024-01-01 00:00:00+00', 2.25)) AS t(id, at, price)`,
+    );
+    const columns: DecodeColumn[] = [
+      { name: "id", type: { kind: "int32" }, wire: "int4" },
+      { name: "at", type: { kind: "timestamp_us_utc" }, wire: "timestamp" },
+      { name: "price", type: { kind: "decimal128", precision: 5, scale: 2 }, wire: "numeric" },
+    ];
+    for (const size of [() => 1, () => 7, () => bytes.length]) {
+      const refused: [string, number, number, string][] = [];
+      const { rows } = decodeInChunks(columns, bytes, size, { onRefused: (r) => void refused.push([r.column, r.columnIndex, r.rowIndex, r.detail]) });
+      expect(rows.map((row) => row[0])).toEqual([1, 2, 3, 4]);
+      expect(rows[0]!.slice(1)).toEqual([null, null]);
+      expect(rows[3]!.slice(1)).toEqual([1704067200000000n, 225n]);
+      expect(refused).toEqual([
+        ["at", 1, 0, "timestamp 'infinity' is no point in time a timestamp column holds"],
+        ["price", 2, 0, "numeric NaN is not a number Decimal128(5, 2) can hold"],
+        ["at", 1, 2, "timestamp '-infinity' is no point in time a timestamp column holds"],
+        ["price", 2, 2, "numeric NaN is not a number Decimal128(5, 2) can hold"],
+      ]);
+    }
+  });
+
   test("after a failure the decoder keeps failing the same way", async () => {
     const bytes = await copyBytes(sql, `SELECT 'infinity'::date`);
     const decoder = new BinaryCopyDecoder([{ name: "d", type: { kind: "date32" }, wire: "date" }]);
