@@ -74,7 +74,7 @@ function selectivity(db: Database, table: string, tableRows: number): string {
   return `\`${UNINDEXED_PREDICATE}\` matches ${matches} of ${tableRows} rows (${((matches / tableRows) * 100).toFixed(2)}%); the scan examines ${examined} rows to find ${LIMIT}`;
 }
 
-interface Run {
+export interface Run {
   rps: number;
   p99: number;
 }
@@ -83,7 +83,7 @@ interface Run {
 let nextFresh = 1;
 
 /** `sql` with an always-true condition numbered `n` added to its WHERE (before its LIMIT). */
-function freshText(sql: string, n: number): string {
+export function freshText(sql: string, n: number): string {
   const limit = sql.indexOf(" LIMIT ");
   return limit === -1 ? `${sql} AND ${n} > 0` : `${sql.slice(0, limit)} AND ${n} > 0${sql.slice(limit)}`;
 }
@@ -93,7 +93,7 @@ function freshRequests(pathOf: (n: number) => string) {
   return [{ setupRequest: (request: { path: string }) => ({ ...request, path: pathOf(nextFresh++) }) }];
 }
 
-async function requestsPerSecond(url: string, expectBody: string, duration = DURATION_S, fresh?: (n: number) => string): Promise<Run> {
+export async function requestsPerSecond(url: string, expectBody: string, duration = DURATION_S, fresh?: (n: number) => string): Promise<Run> {
   const expectation = fresh === undefined ? { expectBody } : { verifyBody: (body: string) => body === expectBody, requests: freshRequests(fresh) };
   const result = await autocannon({ url, connections: CONNECTIONS, duration, ...expectation });
   const answered = result["2xx"] + result.non2xx;
