@@ -55,6 +55,12 @@ const only = new Set(
   }),
 );
 
+/**
+ * A loaded machine can take longer than the default 10 s time limit over a 1M-row export read by
+ * one worker: what is compared is the time, so neither side is cut short.
+ */
+const LIMITS = { query_timeout_ms: 300_000 };
+
 type Side = "A" | "B";
 interface Figure {
   item: string;
@@ -103,6 +109,7 @@ if (only.has("exports") || only.has("memory") || only.has("responsiveness") || o
       const config = {
         database: { sqlite: dbPath },
         ledger: { path: join(dir, "ledger.sqlite") },
+        limits: LIMITS,
         tables: [{ name: "transfers" }, { name: "transfers_1k" }, { name: "wide_transfers" }, { name: "mixed_transfers" }],
       };
       const path = writeConfig(dir, config);
@@ -196,6 +203,7 @@ if (only.has("paid")) {
         facilitator: { url: devnet.facilitatorUrl },
         database: { sqlite: dbPath },
         ledger: { path: join(dir, "ledger.sqlite") },
+        limits: LIMITS,
         tokens: devnet.tokens(),
         tables: [{ name: "fixed_transfers", price_tags: [devnet.tag({ type: "fixed", amount: "0.01" })] }],
       };
