@@ -1,8 +1,9 @@
 /**
  * An A/B of two checkouts of arrow402 in one run: the same benchmark against a server started from
  * each checkout's src/, alternately (A, B, then B, A, …), so that a shared, noisy machine weighs on
- * both sides alike. Prints, per figure, the median of each side, the ratio B/A and every run, and
- * writes them as JSON to bench/out/ab-<time>.json.
+ * both sides alike. Prints, per figure, the median of each side, the ratio B/A, the median of each
+ * round's B/A with the rounds B did worse in (a round's two runs are taken back to back, so they
+ * share the machine's load) and every run, and writes them as JSON to bench/out/ab-<time>.json.
  *
  *   bun bench/ab.ts --a DIR --b DIR [--only exports,memory,responsiveness,small,fresh,paid] [--rows 1000000] [--runs 5]
  *
@@ -227,14 +228,21 @@ if (only.has("paid")) {
 const loadAtEnd = loadAverage();
 /** Half the spread of a side's runs around its median, as a share of it. */
 const spread = (values: number[]) => (Math.max(...values) - Math.min(...values)) / 2 / median(values);
+/** B/A of each round's two runs (taken back to back), and the rounds in which B did worse than A. */
+const paired = (f: Figure) => {
+  const ratios = f.A.map((a, i) => f.B[i]! / a);
+  const worse = ratios.filter((r) => (f.higherIsBetter ? r < 1 : r > 1)).length;
+  return `${median(ratios).toFixed(2)}×, B worse in ${worse}/${ratios.length}`;
+};
 const rows = [
-  ["item", "figure", "A (median)", "B (median)", "B/A", "spread A / B", "runs A; runs B"],
+  ["item", "figure", "A (median)", "B (median)", "B/A", "paired B/A", "spread A / B", "runs A; runs B"],
   ...figures.map((f) => [
     f.item,
     f.note === undefined ? f.figure : `${f.figure} (${f.note})`,
     f.unit(median(f.A)),
     f.unit(median(f.B)),
     `${(median(f.B) / median(f.A)).toFixed(2)}×`,
+    paired(f),
     `±${(spread(f.A) * 100).toFixed(0)}% / ±${(spread(f.B) * 100).toFixed(0)}%`,
     `${f.A.map(f.unit).join(", ")}; ${f.B.map(f.unit).join(", ")}`,
   ]),
