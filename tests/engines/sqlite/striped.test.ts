@@ -399,7 +399,10 @@ describe("a helper asked back while it keeps parts of a wide range", () => {
       // worker takes its place for the query, and it goes on with its range.
       const interactiveSql = "SELECT * FROM dense WHERE n > 0 LIMIT 5000";
       expect(rowsOf(await decode(await executor.stream(validated(interactiveSql))))).toEqual(sqliteValues(path, interactiveSql, { safeIntegers: true }));
-      expect({ askedBack: executor.engine.stats.helpersAskedBack, substituted: executor.engine.stats.helpersSubstituted, running: executor.engine.workersRunning }).toEqual({ askedBack: 1, substituted: 1, running: 3 });
+      // The helper may already have finished its ranges and left (a loaded machine gives it the time
+      // the query took): the pool held at most one worker more, and is back to two below.
+      expect({ askedBack: executor.engine.stats.helpersAskedBack, substituted: executor.engine.stats.helpersSubstituted }).toEqual({ askedBack: 1, substituted: 1 });
+      expect(executor.engine.workersRunning).toBeLessThanOrEqual(3);
       for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
       expect(rowsOf(tableFromIPC(Buffer.concat(chunks)))).toEqual(sqliteValues(path, sql, { safeIntegers: true }));
       // The helper left once its ranges were read.
