@@ -1,0 +1,281 @@
+/**
+ * Entry point of the checkout bundle (`checkout.js`, ARCHITECTURE.md §15): wires the "Buy here"
+ * controls panel.ts writes — the SQL, the format, Get a quote, Connect wallet, Pay and download —
+ * to the quote, the wallet and the paid request, and shows the quote, the receipt or, in words,
+ * why a purchase stopped. Used by the dashboards and by the server's paywall page alike.
+ */
+import type { PaymentRequirements } from "@x402/core/types";
+import type { CheckoutSetup } from "../setup-types.ts";
+import { fileNameFor, save } from "./download.ts";
+import { readQuote, stillOffered, type OfferView, type Quote } from "./offers.ts";
+import { payAndFetch, requestQuote, type Answer } from "./purchase.ts";
+import { ensureChain, findWallets, requestAccount, walletErrorCode, walletSigner, type FoundWallet } from "./wallet.ts";
+import { WORDS } from "./words.ts";
+
+interface Connected {
+  wallet: FoundWallet;
+  address: `0x${string}`;
+}
+
+function element<T extends HTMLElement>(id: string): T | null {
+  return document.getElementById(id) as T | null;
+}
+
+function text(tag: string, content: string, className?: string): HTMLElement {
+  const node = document.createElement(tag);
+  node.textContent = content;
+  if (className) node.className = className;
+  return node;
+}
+
+function definitions(pairs: [string, Node | string][]): HTMLDListElement {
+  const list = document.createElement("dl");
+  for (const [term, value] of pairs) {
+    list.append(text("dt", term));
+    const detail = document.createElement("dd");
+    detail.append(value);
+    list.append(detail);
+  }
+  return list;
+}
+
+function start(root: HTMLElement, setup: CheckoutSetup): void {
+  const sqlInput = element<HTMLTextAreaElement>("checkout-sql");
+  const formatSelect = element<HTMLSelectElement>("checkout-format");
+  const quoteButton = element<HTMLButtonElement>("checkout-quote")!;
+  const connectButton = element<HTMLButtonElement>("checkout-connect")!;
+  const payButton = element<HTMLButtonElement>("checkout-pay")!;
+  const offerBox = element<HTMLElement>("checkout-offer")!;
+  const walletLine = element<HTMLElement>("checkout-wallet")!;
+  const message = element<HTMLElement>("checkout-message")!;
+  const receiptBox = element<HTMLElement>("checkout-receipt")!;
+
+  let quote: Quote | null = null;
+  /** The data of a free request, got with the quote. */
+  let free: Blob | null = null;
+  let quotedSql = "";
+  let connected: Connected | null = null;
+  let busy = false;
+
+  const sql = () => (setup.kind === "query" ? (sqlInput?.value ?? setup.sql) : "");
+  const format = () => formatSelect?.value ?? setup.format;
+  const extension = () => setup.formats.find((f) => f.name === format())?.extension ?? "bin";
+  const fileName = () => fileNameFor(setup.table, setup.kind === "query" ? sql() : "", extension(), setup.kind === "table" ? "-table" : "");
+
+  function say(words: string, isError = false): void {
+    message.textContent = words;
+    message.classList.toggle("error", isError);
+  }
+
+  function update(): void {
+    quoteButton.disabled = busy;
+    connectButton.disabled = busy;
+    payButton.disabled = busy || (quote === null && free === null);
+    root.setAttribute("aria-busy", String(busy));
+  }
+
+  function chosen(): OfferView | undefined {
+    if (!quote) return undefined;
+    const picked = offerBox.querySelector<HTMLInputElement>('input[name="checkout-offer"]:checked');
+    return quote.offers[picked ? Number(picked.value) : 0];
+  }
+
+  function showQuote(next: Quote, keep?: PaymentRequirements): void {
+    quote = next;
+    free = null;
+    const rows: [string, Node | string][] = [];
+    if (next.rows) rows.push(["Rows", next.rows]);
+    const what = next.required.resource?.description?.replace(/ - (up to )?\d+ rows$/, "");
+    if (what) rows.push(["For", what]);
+    const list = document.createElement("fieldset");
+    list.className = "checkout-offers";
+    list.append(text("legend", next.offers.length === 1 ? "Price" : "Prices (choose one)"));
+    next.offers.forEach((offer, i) => {
+      const label = document.createElement("label");
+      const radio = document.createElement("input");
+      radio.type = "radio";
+      radio.name = "checkout-offer";
+      radio.value = String(i);
+      radio.checked = keep ? JSON.stringify(offer.requirement) === JSON.stringify(keep) || (i === 0 && !next.offers.some((o) => JSON.stringify(o.requirement) === JSON.stringify(keep))) : i === 0;
+      label.append(radio, " ", text("strong", offer.price, "checkout-price"), ` on ${offer.network}, paid to `, text("code", offer.requirement.payTo));
+      list.append(label);
+    });
+    offerBox.replaceChildren(text("h4", "Quote"), definitions(rows), list);
+    offerBox.hidden = false;
+    if (next.offers.length === 0) say("The server offers no payment this page can make (no EVM offer).", true);
+  }
+
+  function showFree(body: Blob): void {
+    quote = null;
+    free = body;
+    offerBox.replaceChildren(text("h4", "Quote"), text("p", `Free: this request needs no payment (${body.size.toLocaleString("en-US")} bytes).`));
+    offerBox.hidden = false;
+  }
+
+  function showReceipt(answer: Extract<Answer, { kind: "data" }>, offer: OfferView | undefined, name: string, url: string): void {
+    const pairs: [string, Node | string][] = [];
+    if (offer && answer.receipt) pairs.push(["Paid", `${offer.price} on ${offer.network} to ${offer.requirement.payTo}`]);
+    if (answer.receipt) {
+      const hash = answer.receipt.transaction;
+      const cell = document.createElement("span");
+      cell.append(text("code", hash, "checkout-tx"));
+      const explorer = offer?.token?.explorerTx;
+      if (explorer && /^0x[0-9a-fA-F]{64}$/.test(hash)) {
+        const link = document.createElement("a");
+        link.href = explorer + hash;
+        link.rel = "noopener noreferrer";
+        link.target = "_blank";
+        link.textContent = "View on the block explorer";
+        cell.append(" ", link);
+      }
+      pairs.push(["Transaction", cell]);
+      if (answer.receipt.payer) pairs.push(["Payer", text("code", answer.receipt.payer)]);
+    }
+    const again = document.createElement("a");
+    again.href = url;
+    again.download = name;
+    again.textContent = "Save again";
+    const file = document.createElement("span");
+    file.append(`${name} (${answer.body.size.toLocaleString("en-US")} bytes) `, again);
+    pairs.push(["File", file]);
+    receiptBox.replaceChildren(text("h4", answer.receipt ? "Receipt" : "Downloaded"), definitions(pairs));
+    receiptBox.hidden = false;
+  }
+
+  async function run(task: () => Promise<void>): Promise<void> {
+    if (busy) return;
+    busy = true;
+    update();
+    try {
+      await task();
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      say(error instanceof TypeError ? WORDS.network(detail) : detail, true);
+      console.warn(error);
+    } finally {
+      busy = false;
+      update();
+    }
+  }
+
+  async function getQuote(): Promise<void> {
+    receiptBox.hidden = true;
+    say("Asking the server for a quote…");
+    quotedSql = sql();
+    const answer = await requestQuote(setup, quotedSql, format());
+    if (answer.kind === "payment-required") {
+      showQuote(readQuote(setup.tokens, answer.required));
+      say(connected ? "Press Pay and download to sign the payment in your wallet." : "Connect your wallet, then press Pay and download.");
+    } else if (answer.kind === "data") {
+      showFree(answer.body);
+      say("Press Pay and download to save the file.");
+    } else {
+      quote = null;
+      free = null;
+      offerBox.hidden = true;
+      say(WORDS.quoteFailed(answer.status, answer.message), true);
+    }
+  }
+
+  async function connect(): Promise<Connected | null> {
+    const wallets = await findWallets();
+    const wallet = wallets[0];
+    if (!wallet) {
+      say(WORDS.noWallet(chosen()), true);
+      return null;
+    }
+    try {
+      const address = await requestAccount(wallet.provider);
+      connected = { wallet, address };
+      walletLine.replaceChildren(`Connected with ${wallet.name}: `, text("code", address));
+      walletLine.hidden = false;
+      return connected;
+    } catch (error) {
+      say(walletErrorCode(error) === 4001 ? WORDS.connectRefused : WORDS.connectFailed(error instanceof Error ? error.message : String(error)), true);
+      return null;
+    }
+  }
+
+  async function pay(): Promise<void> {
+    receiptBox.hidden = true;
+    if (free) {
+      const name = fileName();
+      showReceipt({ kind: "data", body: free, receipt: null }, undefined, name, save(free, name));
+      say(`Saved ${name}.`);
+      return;
+    }
+    const offer = chosen();
+    if (!quote || !offer) return;
+    if (setup.kind === "query" && sql() !== quotedSql) {
+      say(WORDS.sqlChanged, true);
+      return;
+    }
+    const wallet = connected ?? (await connect());
+    if (!wallet) return;
+    say(`Switching your wallet to ${offer.network} if needed…`);
+    try {
+      await ensureChain(wallet.wallet.provider, offer.chainId);
+    } catch (error) {
+      const code = walletErrorCode(error);
+      say(code === 4902 ? WORDS.unknownChain(offer) : WORDS.switchRefused(offer), true);
+      return;
+    }
+    say(`Sign the payment of ${offer.price} in your wallet…`);
+    let answer: Answer;
+    try {
+      answer = await payAndFetch(setup, quotedSql, format(), quote.required, offer.requirement, walletSigner(wallet.wallet.provider, wallet.address));
+    } catch (error) {
+      if (error instanceof TypeError) throw error;
+      const detail = error instanceof Error ? error.message : String(error);
+      say(walletErrorCode(error) === 4001 ? WORDS.signRefused : WORDS.signFailed(detail), true);
+      return;
+    }
+    if (answer.kind === "data") {
+      const name = fileName();
+      const url = save(answer.body, name);
+      showReceipt(answer, offer, name, url);
+      say(`Paid and saved ${name}.`);
+      return;
+    }
+    if (answer.kind === "refused") {
+      say(WORDS.serverRefused(answer.status, answer.message), true);
+      return;
+    }
+    if (/insufficient[ _-]?(funds|balance)/i.test(answer.error)) {
+      say(WORDS.insufficient(offer, wallet.address, answer.error), true);
+      return;
+    }
+    if (!stillOffered(answer.required, offer.requirement)) {
+      const next = readQuote(setup.tokens, answer.required);
+      showQuote(next, undefined);
+      say(WORDS.priceChanged(offer, next.offers.find((o) => o.requirement.network === offer.requirement.network && o.requirement.payTo === offer.requirement.payTo) ?? next.offers[0], next.rows), true);
+      return;
+    }
+    say(WORDS.paymentRefused(answer.error), true);
+  }
+
+  quoteButton.addEventListener("click", () => void run(getQuote));
+  connectButton.addEventListener("click", () =>
+    void run(async () => {
+      if (await connect()) say(quote ? "Press Pay and download to sign the payment in your wallet." : "Connected. Press Get a quote.");
+    }),
+  );
+  payButton.addEventListener("click", () => void run(pay));
+  // Say at once, not only on a click, when there is no wallet to pay with.
+  void findWallets(300).then((wallets) => {
+    if (wallets.length === 0 && !connected) {
+      walletLine.textContent = WORDS.noWallet(undefined);
+      walletLine.hidden = false;
+    }
+  });
+  sqlInput?.addEventListener("input", () => {
+    if (quote && sql() !== quotedSql) say(WORDS.sqlChanged);
+  });
+  update();
+}
+
+const root = document.getElementById("checkout");
+const setupElement = document.getElementById("checkout-setup");
+if (root && setupElement?.textContent) {
+  start(root, JSON.parse(setupElement.textContent) as CheckoutSetup);
+}

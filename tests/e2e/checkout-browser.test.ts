@@ -1,0 +1,247 @@
+/**
+ * Buying in the browser (ARCHITECTURE.md §15) in a real headless Chromium, against the real server,
+ * the real x402 facilitator and the devnet chain: a dashboard's "Buy here" quotes the SQL, connects
+ * the injected test wallet (tests/support/browser-wallet.ts: its key stays outside the page),
+ * switches it to the offer's chain, has it sign the EIP-3009 authorization and downloads the file.
+ * The file must be the rows, the buyer's and the seller's balances must move by exactly the quote,
+ * once; every refusal must be said in words and move nothing. Screenshots of the checkout go to
+ * /tmp/checkout-quote.png and /tmp/checkout-receipt.png. Needs /usr/bin/chromium;
+ * ARROW402_SKIP_BROWSER=1 skips this file on machines without it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tableFromIPC } from "apache-arrow";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { dashboards } from "../../src/cli/dashboards.ts";
+import { injectWallet, type TestWallet } from "../support/browser-wallet.ts";
+import { SANDBOX_START_TIMEOUT_MS, startPaidSandbox, TOKEN_KEY, type PaidSandbox, type PaidServer, type ServeOptions } from "../support/paid-server.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"];
+const skip = process.env.ARROW402_SKIP_BROWSER === "1";
+// A browser start, a page load and a settlement on a busy machine; these bound a hang, nothing more.
+const TIMEOUT = 90_000;
+
+/** 40 trades at 0.001 tUSDC a row: the dashboard's query costs 0.04 tUSDC (40,000 smallest units). */
+const TRADES = 40;
+const PER_ROW = { config: "0.001", units: 1000n };
+const SQL = "SELECT * FROM trades LIMIT 100";
+
+function createTrades(path: string): void {
+  const db = new Database(path);
+  db.run("CREATE TABLE trades (id INTEGER PRIMARY KEY, pair TEXT NOT NULL, amount REAL NOT NULL)");
+  const insert = db.prepare("INSERT INTO trades VALUES (?1, ?2, ?3)");
+  for (let i = 1; i <= TRADES; i++) insert.run(i, ["ETH/USDC", "WBTC/USDC", "OP/USDC"][i % 3]!, i * 12.5);
+  db.close();
+}
+
+describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", () => {
+  let sandbox: PaidSandbox;
+  let server: PaidServer;
+  let browser: Browser;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium) or set ARROW402_SKIP_BROWSER=1 to skip the browser tests`);
+    }
+    sandbox = await startPaidSandbox();
+    createTrades(sandbox.databasePath);
+    const options: ServeOptions = {
+      tables: [{ name: "trades", description: "Trades", price_tags: [{ type: "per_row", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount_per_item: PER_ROW.config }] }],
+      dashboards: { root: "./dashboards", entries: [{ slug: "trades", title: "Trades", table: "trades" }] },
+      // Several refusals in a row from one address are this file's purpose, not an attack.
+      limits: { max_refused_payments_per_minute: 0 },
+    };
+    // As an operator does: `arrow402 dashboards` with the config, then `arrow402 serve`.
+    const { configPath } = await sandbox.writeConfig(options);
+    expect(await dashboards(configPath, undefined, false)).toBe(0);
+    server = await sandbox.serve(options);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  }, SANDBOX_START_TIMEOUT_MS + TIMEOUT);
+
+  afterAll(async () => {
+    await browser?.close();
+    await sandbox?.stop();
+  });
+
+  async function open(path: string, key?: Hex): Promise<{ page: Page; wallet: TestWallet | null }> {
+    problems.length = 0;
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, deviceScaleFactor: 1, acceptDownloads: true });
+    const page = await context.newPage();
+    const wallet = key === undefined ? null : await injectWallet(page, key);
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("request", (request) => {
+      if (!request.url().startsWith(server.url) && !request.url().startsWith("blob:")) problems.push(`request to another origin: ${request.url()}`);
+    });
+    await page.goto(server.url + path);
+    return { page, wallet };
+  }
+
+  async function newBuyer(balance: bigint): Promise<Hex> {
+    const key = generatePrivateKey();
+    if (balance > 0n) await sandbox.devnet.fund(privateKeyToAccount(key).address, balance);
+    return key;
+  }
+
+  async function balances(buyer: Hex): Promise<{ buyer: bigint; seller: bigint }> {
+    return { buyer: await sandbox.devnet.balanceOf(buyer), seller: await sandbox.devnet.balanceOf(sandbox.devnet.payTo) };
+  }
+
+  async function quote(page: Page): Promise<void> {
+    await page.getByRole("button", { name: "Get a quote" }).click();
+    await page.locator("#checkout-offer .checkout-price").first().waitFor();
+  }
+
+  async function message(page: Page, pattern: RegExp): Promise<string> {
+    const locator = page.locator("#checkout-message", { hasText: pattern });
+    await locator.waitFor({ timeout: 30_000 }).catch(async () => {
+      throw new Error(`the checkout did not say ${pattern}; it says: ${await page.locator("#checkout-message").innerText()}`);
+    });
+    return locator.innerText();
+  }
+
+  test("the quote shows the price in token units, the rows, the network and the recipient", async () => {
+    const { page } = await open("/trades/", await newBuyer(0n));
+    expect(await page.getByLabel("SQL").inputValue()).toBe(SQL);
+    expect(await page.getByLabel("Format").inputValue()).toBe("arrow");
+    expect(await page.getByRole("button", { name: "Pay and download" }).isDisabled()).toBe(true);
+    await quote(page);
+    const offer = await page.locator("#checkout-offer").innerText();
+    expect(offer).toContain(`${TRADES} rows`);
+    expect(offer).toContain(`0.04 tUSDC on devnet, paid to ${sandbox.devnet.payTo}`);
+    expect(await page.getByRole("button", { name: "Pay and download" }).isDisabled()).toBe(false);
+    await page.locator("#checkout").screenshot({ path: "/tmp/checkout-quote.png" });
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
+  test("Pay and download: the wallet switches chain and signs, the file is the rows, the balances move by the quote, once", async () => {
+    const key = await newBuyer(1_000_000n);
+    const { page, wallet } = await open("/trades/", key);
+    const before = await balances(wallet!.address);
+    const ledgerBefore = server.ledgerRows().length;
+    await quote(page);
+    await page.getByRole("button", { name: "Connect wallet" }).click();
+    await page.locator("#checkout-wallet", { hasText: wallet!.address.toLowerCase() }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 60_000 }), page.getByRole("button", { name: "Pay and download" }).click()]);
+    expect(download.suggestedFilename()).toBe("trades.arrow");
+    const bytes = readFileSync((await download.path())!);
+    const table = tableFromIPC(new Uint8Array(bytes));
+    expect(table.toArray().map((row) => ({ ...row.toJSON() }))).toEqual(sandbox.sqliteRows(SQL));
+    await message(page, /^Paid and saved trades\.arrow\./);
+
+    // The receipt: the whole transaction hash as text, the one the ledger recorded, one transfer of the quote.
+    const hash = (await page.locator("#checkout-receipt .checkout-tx").innerText()).trim();
+    expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+    const rows = server.ledgerRows().slice(ledgerBefore);
+    expect(rows.map((row) => [row.tx_hash, row.amount, row.rows, row.payer.toLowerCase()])).toEqual([[hash, "40000", TRADES, wallet!.address.toLowerCase()]]);
+    expect(await sandbox.transfersIn(hash as Hex)).toEqual([{ from: wallet!.address, to: sandbox.devnet.payTo, value: 40_000n }]);
+    const after = await balances(wallet!.address);
+    expect([before.buyer - after.buyer, after.seller - before.seller]).toEqual([40_000n, 40_000n]);
+    expect(await page.locator("#checkout-receipt").innerText()).toContain(`0.04 tUSDC on devnet to ${sandbox.devnet.payTo}`);
+
+    // The wallet was asked to switch to the devnet and signed one EIP-3009 authorization of the quote.
+    expect(wallet!.calls).toContain("wallet_switchEthereumChain");
+    expect(wallet!.chainId).toBe(31337);
+    expect(wallet!.signed.map((s) => [s.primaryType, s.message.value, s.message.to])).toEqual([["TransferWithAuthorization", "40000", sandbox.devnet.payTo]]);
+    await page.locator("#checkout").screenshot({ path: "/tmp/checkout-receipt.png" });
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
+  const refusals: [string, (wallet: TestWallet) => void, RegExp][] = [
+    ["the buyer rejects the signature", (w) => w.refuse.add("eth_signTypedData_v4"), /^You declined the signature in your wallet: nothing was signed\. Nothing was charged\./],
+    ["the buyer refuses to switch chain", (w) => w.refuse.add("wallet_switchEthereumChain"), /^Your wallet did not switch to devnet \(chain 31337\), where this offer is paid: nothing was signed\. Nothing was charged\./],
+    ["the buyer refuses to connect", (w) => w.refuse.add("eth_requestAccounts"), /^You declined to connect your wallet\. Nothing was charged\./],
+  ];
+
+  test.each(refusals)("%s: said in words, nothing sent to the facilitator, nothing moves", async (_name, refuse, words) => {
+    const key = await newBuyer(1_000_000n);
+    const { page, wallet } = await open("/trades/", key);
+    refuse(wallet!);
+    const before = await balances(wallet!.address);
+    const ledgerBefore = server.ledgerRows().length;
+    sandbox.resetProxy();
+    await quote(page);
+    await page.getByRole("button", { name: "Pay and download" }).click();
+    await message(page, words);
+    expect(sandbox.proxy.counts.verify + sandbox.proxy.counts.settle).toBe(0);
+    expect(await balances(wallet!.address)).toEqual(before);
+    expect(server.ledgerRows().length).toBe(ledgerBefore);
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
+  test("no wallet in the browser: a line says what to install", async () => {
+    const { page } = await open("/trades/");
+    await page.locator("#checkout-wallet", { hasText: /^No wallet was found in this browser\. Install a wallet extension/ }).waitFor();
+    await quote(page);
+    await page.getByRole("button", { name: "Pay and download" }).click();
+    expect(await message(page, /No wallet was found/)).toContain("hold tUSDC on devnet in it");
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
+  test("too little balance: said in words, nothing moves", async () => {
+    const key = await newBuyer(1_000n);
+    const { page, wallet } = await open("/trades/", key);
+    const before = await balances(wallet!.address);
+    const ledgerBefore = server.ledgerRows().length;
+    await quote(page);
+    await page.getByRole("button", { name: "Pay and download" }).click();
+    await message(page, new RegExp(`^Your wallet ${wallet!.address.toLowerCase()} holds too little tUSDC on devnet to pay 0\\.04 tUSDC\\. Nothing was charged\\.`));
+    expect(wallet!.signed.length).toBe(1);
+    expect(await balances(wallet!.address)).toEqual(before);
+    expect(server.ledgerRows().length).toBe(ledgerBefore);
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
+  test("the facilitator refuses the payment: its reason in words, nothing moves", async () => {
+    const key = await newBuyer(1_000_000n);
+    const { page, wallet } = await open("/trades/", key);
+    const before = await balances(wallet!.address);
+    sandbox.proxy.setBehaviour({ verify: { kind: "reject", invalidReason: "invalid_exact_evm_payload_signature" } });
+    try {
+      await quote(page);
+      await page.getByRole("button", { name: "Pay and download" }).click();
+      await message(page, /^The payment was refused\. Nothing was charged\. The payment was not verified \(invalid_exact_evm_payload_signature\)/);
+      expect(sandbox.proxy.counts.settle).toBe(0);
+      expect(await balances(wallet!.address)).toEqual(before);
+    } finally {
+      sandbox.resetProxy();
+    }
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
+  // Last: it adds a row to the table.
+  test("the price changed since the quote: nothing is charged, the new quote is shown, and paying it buys the new rows", async () => {
+    const key = await newBuyer(1_000_000n);
+    const { page, wallet } = await open("/trades/", key);
+    await page.getByLabel("Format").selectOption("csv");
+    await quote(page);
+    const writer = new Database(sandbox.databasePath);
+    writer.run("INSERT INTO trades VALUES (?1, 'ETH/USDC', 1.25)", [TRADES + 1]);
+    writer.close();
+    const before = await balances(wallet!.address);
+    await page.getByRole("button", { name: "Pay and download" }).click();
+    await message(page, /^The price changed since your quote \(it was 0\.04 tUSDC; it is now 0\.041 tUSDC for 41 rows\), so the payment was not taken\. Nothing was charged\./);
+    expect(await balances(wallet!.address)).toEqual(before);
+    expect(await page.locator("#checkout-offer").innerText()).toContain("41 rows");
+
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 60_000 }), page.getByRole("button", { name: "Pay and download" }).click()]);
+    expect(download.suggestedFilename()).toBe("trades.csv");
+    const csv = readFileSync((await download.path())!, "utf8").trim().split(/\r?\n/);
+    expect(csv.length).toBe(1 + TRADES + 1);
+    const after = await balances(wallet!.address);
+    expect(before.buyer - after.buyer).toBe(41_000n);
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+});
