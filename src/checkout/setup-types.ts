@@ -42,4 +42,6 @@ export interface CheckoutSetup {
   /** The format selected at first. */
   format: string;
   tokens: CheckoutToken[];
+  /** The 402 body (x402 PaymentRequired) of `sql` when the page is that 402 (the paywall): the quote shown at first. */
+  quote?: unknown;
 }

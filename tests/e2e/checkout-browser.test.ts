@@ -17,6 +17,8 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { dashboards } from "../../src/cli/dashboards.ts";
+import { paymentRequiredResponse } from "../../src/routes/x402-headers.ts";
+import { addCorsHeaders } from "../../src/routes/cors.ts";
 import { injectWallet, type TestWallet } from "../support/browser-wallet.ts";
 import { SANDBOX_START_TIMEOUT_MS, startPaidSandbox, TOKEN_KEY, type PaidSandbox, type PaidServer, type ServeOptions } from "../support/paid-server.ts";
 
@@ -36,6 +38,7 @@ function createTrades(path: string): void {
   db.run("CREATE TABLE trades (id INTEGER PRIMARY KEY, pair TEXT NOT NULL, amount REAL NOT NULL)");
   const insert = db.prepare("INSERT INTO trades VALUES (?1, ?2, ?3)");
   for (let i = 1; i <= TRADES; i++) insert.run(i, ["ETH/USDC", "WBTC/USDC", "OP/USDC"][i % 3]!, i * 12.5);
+  db.run("CREATE VIEW trade_book AS SELECT * FROM trades");
   db.close();
 }
 
@@ -52,7 +55,24 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     sandbox = await startPaidSandbox();
     createTrades(sandbox.databasePath);
     const options: ServeOptions = {
-      tables: [{ name: "trades", description: "Trades", price_tags: [{ type: "per_row", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount_per_item: PER_ROW.config }] }],
+      tables: [
+        {
+          name: "trades",
+          description: "Trades",
+          price_tags: [
+            { type: "per_row", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount_per_item: PER_ROW.config },
+          ],
+        },
+        // The same rows with their description sold (no dashboard may show such a table).
+        {
+          name: "trade_book",
+          description: "Trades, description sold",
+          price_tags: [
+            { type: "per_row", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount_per_item: PER_ROW.config },
+            { type: "metadata_price", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount: "0.01" },
+          ],
+        },
+      ],
       dashboards: { root: "./dashboards", entries: [{ slug: "trades", title: "Trades", table: "trades" }] },
       // Several refusals in a row from one address are this file's purpose, not an attack.
       limits: { max_refused_payments_per_minute: 0 },
@@ -219,6 +239,100 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     await page.context().close();
     expect(problems).toEqual([]);
   }, TIMEOUT);
+
+  const PAYWALL_SQL = "SELECT id, pair FROM trades WHERE id <= 25 ORDER BY id";
+  const paywallUrl = () => `${server.url}/api/query?query=${encodeURIComponent(PAYWALL_SQL)}`;
+
+  test("a browser navigating to a paid query gets the paywall page, PAYMENT-REQUIRED set, and buys there", async () => {
+    const key = await newBuyer(1_000_000n);
+    const { page, wallet } = await open("/", key);
+    const before = await balances(wallet!.address);
+    const navigation = await page.goto(paywallUrl());
+    expect(navigation!.status()).toBe(402);
+    expect(navigation!.headers()["content-type"]).toBe("text/html; charset=utf-8");
+    const json = await fetch(paywallUrl());
+    expect(navigation!.headers()["payment-required"]).toBe(json.headers.get("payment-required")!);
+    expect(await page.locator("h1").innerText()).toBe("Payment required");
+    expect(await page.getByLabel("SQL").inputValue()).toBe(PAYWALL_SQL);
+    // The page is the 402: its offers are shown as the quote at once.
+    expect(await page.locator("#checkout-offer").innerText()).toContain("0.025 tUSDC on devnet");
+    expect(await page.locator("#checkout-offer").innerText()).toContain("25 rows");
+    await quote(page);
+    expect(await page.locator("#checkout-offer").innerText()).toContain("0.025 tUSDC on devnet");
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 60_000 }), page.getByRole("button", { name: "Pay and download" }).click()]);
+    expect(download.suggestedFilename()).toBe("trades.arrow");
+    const table = tableFromIPC(new Uint8Array(readFileSync((await download.path())!)));
+    expect(table.toArray().map((row) => ({ ...row.toJSON() }))).toEqual(sandbox.sqliteRows(PAYWALL_SQL));
+    const after = await balances(wallet!.address);
+    expect([before.buyer - after.buyer, after.seller - before.seller]).toEqual([25_000n, 25_000n]);
+    await page.screenshot({ path: "/tmp/checkout-paywall.png", fullPage: true });
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
+  test("a browser navigating to a paid table description gets the paywall page and buys the JSON there", async () => {
+    const key = await newBuyer(1_000_000n);
+    const { page, wallet } = await open("/", key);
+    const before = await balances(wallet!.address);
+    const navigation = await page.goto(`${server.url}/api/table/trade_book`);
+    expect(navigation!.status()).toBe(402);
+    expect(navigation!.headers()["payment-required"]).toBeDefined();
+    expect(await page.getByRole("textbox", { name: "SQL" }).count()).toBe(0);
+    await quote(page);
+    expect(await page.locator("#checkout-offer").innerText()).toContain("0.01 tUSDC on devnet");
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 60_000 }), page.getByRole("button", { name: "Pay and download" }).click()]);
+    expect(download.suggestedFilename()).toBe("trade_book-table.json");
+    const document = JSON.parse(readFileSync((await download.path())!, "utf8"));
+    expect(document.table_name).toBe("trade_book");
+    expect(document.schema.fields.map((f: { name: string }) => f.name)).toEqual(["id", "pair", "amount"]);
+    const after = await balances(wallet!.address);
+    expect(before.buyer - after.buyer).toBe(10_000n);
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
+  const BROWSERS: [string, string][] = [
+    ["Chrome", "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7"],
+    ["Firefox", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"],
+    ["Safari", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"],
+  ];
+  test.each(BROWSERS)("%s's navigation Accept gets the HTML 402 with the same PAYMENT-REQUIRED", async (_name, accept) => {
+    const reference = await fetch(paywallUrl());
+    const response = await fetch(paywallUrl(), { headers: { accept } });
+    expect(response.status).toBe(402);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("payment-required")).toBe(reference.headers.get("payment-required"));
+    expect(response.headers.get("cache-control")).toBe(reference.headers.get("cache-control"));
+    expect(await response.text()).toContain('<button type="button" id="checkout-pay" disabled>Pay and download</button>');
+  });
+
+  const OTHER_CLIENTS: [string, string | undefined][] = [
+    ["no Accept", undefined],
+    ["*/*", "*/*"],
+    ["JSON", "application/json"],
+    ["Arrow", "application/vnd.apache.arrow.stream"],
+    ["CSV", "text/csv"],
+    ["JSON before HTML", "application/json, text/html"],
+    ["HTML weighed below the rest", "*/*, text/html;q=0.9"],
+  ];
+  test.each(OTHER_CLIENTS)("%s: the JSON 402, byte for byte", async (_name, accept) => {
+    const response = await fetch(paywallUrl(), accept === undefined ? {} : { headers: { accept } });
+    expect(response.status).toBe(402);
+    const header = response.headers.get("payment-required")!;
+    // What the JSON 402 has always been (routes/x402-headers.ts): the header's JSON as the body, and its headers.
+    const expected = paymentRequiredResponse(JSON.parse(Buffer.from(header, "base64").toString("utf8")));
+    addCorsHeaders(expected.headers, server.config.server.corsOrigins, null);
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(new Uint8Array(await expected.arrayBuffer()));
+    const own = (r: Response) => [...r.headers.entries()].filter(([name]) => !["date", "content-length"].includes(name));
+    expect(own(response)).toEqual(own(expected));
+  });
+
+  test("the server serves the checkout bundle for its paywall pages", async () => {
+    const response = await fetch(`${server.url}/api/checkout.js`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(await response.text()).toBe(readFileSync(join(sandbox.dir, "dashboards", "trades", "checkout.js"), "utf8"));
+  });
 
   // Last: it adds a row to the table.
   test("the price changed since the quote: nothing is charged, the new quote is shown, and paying it buys the new rows", async () => {

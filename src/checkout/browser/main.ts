@@ -4,7 +4,7 @@
  * to the quote, the wallet and the paid request, and shows the quote, the receipt or, in words,
  * why a purchase stopped. Used by the dashboards and by the server's paywall page alike.
  */
-import type { PaymentRequirements } from "@x402/core/types";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import type { CheckoutSetup } from "../setup-types.ts";
 import { fileNameFor, save } from "./download.ts";
 import { readQuote, stillOffered, type OfferView, type Quote } from "./offers.ts";
@@ -254,6 +254,12 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
     say(WORDS.paymentRefused(answer.error), true);
   }
 
+  // The paywall page is the 402 itself: its offers are the quote.
+  if (setup.quote !== undefined) {
+    quotedSql = setup.kind === "query" ? setup.sql : "";
+    showQuote(readQuote(setup.tokens, setup.quote as PaymentRequired));
+    say("Connect your wallet, then press Pay and download.");
+  }
   quoteButton.addEventListener("click", () => void run(getQuote));
   connectButton.addEventListener("click", () =>
     void run(async () => {
