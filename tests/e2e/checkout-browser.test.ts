@@ -63,6 +63,7 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
             { type: "per_row", pay_to: sandbox.devnet.payTo, token: TOKEN_KEY, amount_per_item: PER_ROW.config },
           ],
         },
+        { name: "kinds", description: "Free" },
         // The same rows with their description sold (no dashboard may show such a table).
         {
           name: "trade_book",
@@ -236,6 +237,32 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     } finally {
       sandbox.resetProxy();
     }
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
+  test("the SQL is editable: a free query downloads without a wallet, an edit after the quote asks for a new one, a bad query is the server's words", async () => {
+    const { page } = await open("/trades/");
+    const sql = page.getByLabel("SQL");
+    await sql.fill("SELECT id, label FROM kinds ORDER BY id");
+    await page.getByRole("button", { name: "Get a quote" }).click();
+    await page.locator("#checkout-offer", { hasText: /Free: this request needs no payment/ }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Pay and download" }).click()]);
+    expect(download.suggestedFilename()).toBe("kinds.arrow");
+    const table = tableFromIPC(new Uint8Array(readFileSync((await download.path())!)));
+    expect(table.toArray().map((row) => ({ ...row.toJSON() }))).toEqual(sandbox.sqliteRows("SELECT id, label FROM kinds ORDER BY id"));
+
+    await sql.fill(SQL);
+    await quote(page);
+    await sql.fill("SELECT id FROM trades LIMIT 5");
+    await message(page, /^The SQL changed since the quote: press Get a quote for its price\.$/);
+    await page.getByRole("button", { name: "Pay and download" }).click();
+    await message(page, /^The SQL changed since the quote/);
+
+    await sql.fill("SELECT nope FROM trades");
+    await page.getByRole("button", { name: "Get a quote" }).click();
+    expect(await message(page, /^No quote: the server answered 400: /)).toContain("nope");
+    expect(await page.getByRole("button", { name: "Pay and download" }).isDisabled()).toBe(true);
     await page.context().close();
     expect(problems).toEqual([]);
   }, TIMEOUT);

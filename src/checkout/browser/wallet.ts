@@ -5,6 +5,7 @@
  * never leaves the wallet, and the wallet shows the buyer what they sign.
  */
 import type { ClientEvmSigner } from "@x402/evm";
+import { typedDataJson } from "./typed-data.ts";
 
 export interface Eip1193Provider {
   request(args: { method: string; params?: unknown }): Promise<unknown>;
@@ -69,22 +70,6 @@ export async function ensureChain(provider: Eip1193Provider, chainId: number): P
   await provider.request({ method: "wallet_switchEthereumChain", params: [{ chainId: `0x${chainId.toString(16)}` }] });
   const now = Number.parseInt(String(await provider.request({ method: "eth_chainId" })), 16);
   if (now !== chainId) throw Object.assign(new Error(`The wallet stayed on chain ${now}.`), { code: 4901 });
-}
-
-/** The EIP-712 domain's fields in the order EIP-712 defines (and viem writes them). */
-const DOMAIN_FIELDS: readonly [string, string][] = [
-  ["name", "string"],
-  ["version", "string"],
-  ["chainId", "uint256"],
-  ["verifyingContract", "address"],
-  ["salt", "bytes32"],
-];
-
-/** The typed data as `eth_signTypedData_v4` takes it: EIP712Domain declared, big integers as decimal strings. */
-export function typedDataJson(data: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> }): string {
-  const domainType = DOMAIN_FIELDS.filter(([name]) => data.domain[name] !== undefined).map(([name, type]) => ({ name, type }));
-  const typed = { types: { EIP712Domain: domainType, ...data.types }, primaryType: data.primaryType, domain: data.domain, message: data.message };
-  return JSON.stringify(typed, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
 }
 
 /** An x402 client signer whose signatures come from the wallet (ClientEvmSigner of @x402/evm). */
