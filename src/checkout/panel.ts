@@ -1,7 +1,8 @@
 /**
  * The checkout's markup (ARCHITECTURE.md §15): real form controls with the accessible names the
  * bundle (browser/main.ts) and screen readers find them by — a `SQL` text area, a `Format` select,
- * the buttons Get a quote, Connect wallet and Pay and download — and the live regions where the
+ * the buttons Get a quote, Connect wallet and Pay and download, a `Wallet` select shown when the
+ * browser has several wallets — and the live regions where the
  * quote, the wallet, the messages and the receipt appear. The setup travels as JSON in the page.
  * One checkout per page: the dashboards' "get the full data" panel and the paywall page.
  */
@@ -39,6 +40,7 @@ export function renderCheckout(setup: CheckoutSetup, options: CheckoutMarkupOpti
 <p class="muted">Pay with the wallet in your browser: get a quote, connect your wallet, and pay; the file downloads once the payment settles. A query that fails is never charged.</p>
 <script type="application/json" id="checkout-setup">${jsonForScript(setup)}</script>
 ${controls(setup)}
+<p id="checkout-wallets" class="checkout-wallets" hidden><label for="checkout-wallet-choice">Wallet</label> <select id="checkout-wallet-choice"></select></p>
 <div class="checkout-actions">
 <button type="button" id="checkout-quote">Get a quote</button>
 <button type="button" id="checkout-connect">Connect wallet</button>

@@ -154,7 +154,9 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     const bytes = readFileSync((await download.path())!);
     const table = tableFromIPC(new Uint8Array(bytes));
     expect(table.toArray().map((row) => ({ ...row.toJSON() }))).toEqual(sandbox.sqliteRows(SQL));
-    await message(page, /^Paid and saved trades\.arrow\./);
+    await message(page, /^Paid and saved trades\.arrow\. To buy again, get a new quote\.$/);
+    // A quote buys once: the button waits for a new quote.
+    expect(await page.getByRole("button", { name: "Pay and download" }).isDisabled()).toBe(true);
 
     // The receipt: the whole transaction hash as text, the one the ledger recorded, one transfer of the quote.
     const hash = (await page.locator("#checkout-receipt .checkout-tx").innerText()).trim();
@@ -198,6 +200,27 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     expect(problems).toEqual([]);
   }, TIMEOUT);
 
+  test("with two wallets in the browser, the buyer picks the one that pays", async () => {
+    const first = await newBuyer(1_000_000n);
+    const second = await newBuyer(1_000_000n);
+    const { page, wallet: one } = await open("/trades/", first);
+    const two = await injectWallet(page, second, "Second Wallet");
+    await page.reload();
+    const choice = page.getByLabel("Wallet", { exact: true });
+    await choice.waitFor();
+    expect(await choice.locator("option").allInnerTexts()).toEqual(["Test Wallet", "Second Wallet"]);
+    await choice.selectOption({ label: "Second Wallet" });
+    const before = await balances(two.address);
+    await quote(page);
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 60_000 }), page.getByRole("button", { name: "Pay and download" }).click()]);
+    expect(download.suggestedFilename()).toBe("trades.arrow");
+    expect(await page.locator("#checkout-wallet").innerText()).toContain(`Second Wallet: ${two.address.toLowerCase()}`);
+    expect(before.buyer - (await balances(two.address)).buyer).toBe(40_000n);
+    expect([one!.signed.length, two.signed.length]).toEqual([0, 1]);
+    await page.context().close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
   test("no wallet in the browser: a line says what to install", async () => {
     const { page } = await open("/trades/");
     await page.locator("#checkout-wallet", { hasText: /^No wallet was found in this browser\. Install a wallet extension/ }).waitFor();
@@ -227,6 +250,7 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     const key = await newBuyer(1_000_000n);
     const { page, wallet } = await open("/trades/", key);
     const before = await balances(wallet!.address);
+    sandbox.resetProxy();
     sandbox.proxy.setBehaviour({ verify: { kind: "reject", invalidReason: "invalid_exact_evm_payload_signature" } });
     try {
       await quote(page);

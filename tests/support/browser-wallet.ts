@@ -70,27 +70,38 @@ async function answer(wallet: TestWallet, account: ReturnType<typeof privateKeyT
   }
 }
 
-/** Injects the wallet of `privateKey` into every page of `page`'s context loaded from now on. */
-export async function injectWallet(page: Page, privateKey: Hex): Promise<TestWallet> {
+let injected = 0;
+
+/**
+ * Injects the wallet of `privateKey` into every page of `page`'s context loaded from now on,
+ * announced under `name`; the first one injected into a page is also `window.ethereum`.
+ */
+export async function injectWallet(page: Page, privateKey: Hex, name = "Test Wallet"): Promise<TestWallet> {
   const account = privateKeyToAccount(privateKey);
   const wallet: TestWallet = { address: account.address, chainId: 1, refuse: new Set(), calls: [], signed: [] };
-  await page.exposeFunction("__arrow402TestWallet", (method: string, params: string) => answer(wallet, account, method, JSON.parse(params)));
-  await page.addInitScript(() => {
-    const call = (window as unknown as { __arrow402TestWallet(method: string, params: string): Promise<Reply> }).__arrow402TestWallet;
-    const provider = {
-      async request({ method, params }: { method: string; params?: unknown }) {
-        const reply = await call(method, JSON.stringify(params ?? null));
-        if ("error" in reply) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
-        return reply.result;
-      },
-      on() {},
-      removeListener() {},
-    };
-    const info = { uuid: "0b9c6a4e-1f0e-4c7e-9a57-5f2a3c1d7e01", name: "Test Wallet", icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E", rdns: "dev.arrow402.test-wallet" };
-    const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
-    window.addEventListener("eip6963:requestProvider", announce);
-    (window as unknown as { ethereum: unknown }).ethereum = provider;
-    announce();
-  });
+  injected += 1;
+  const binding = `__arrow402TestWallet${injected}`;
+  await page.exposeFunction(binding, (method: string, params: string) => answer(wallet, account, method, JSON.parse(params)));
+  await page.addInitScript(
+    ({ binding, name, uuid }) => {
+      const call = (window as unknown as Record<string, (method: string, params: string) => Promise<Reply>>)[binding]!;
+      const provider = {
+        async request({ method, params }: { method: string; params?: unknown }) {
+          const reply = await call(method, JSON.stringify(params ?? null));
+          if ("error" in reply) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
+          return reply.result;
+        },
+        on() {},
+        removeListener() {},
+      };
+      const info = { uuid, name, icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E", rdns: `dev.arrow402.${uuid}` };
+      const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
+      window.addEventListener("eip6963:requestProvider", announce);
+      const global = window as unknown as { ethereum?: unknown };
+      global.ethereum ??= provider;
+      announce();
+    },
+    { binding, name, uuid: `test-wallet-${injected}` },
+  );
   return wallet;
 }

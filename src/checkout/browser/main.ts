@@ -9,7 +9,7 @@ import type { CheckoutSetup } from "../setup-types.ts";
 import { fileNameFor, save } from "./download.ts";
 import { readQuote, stillOffered, type OfferView, type Quote } from "./offers.ts";
 import { payAndFetch, requestQuote, type Answer } from "./purchase.ts";
-import { ensureChain, findWallets, requestAccount, walletErrorCode, walletSigner, type FoundWallet } from "./wallet.ts";
+import { currentAccount, ensureChain, findWallets, requestAccount, walletErrorCode, walletSigner, type FoundWallet } from "./wallet.ts";
 import { WORDS } from "./words.ts";
 
 interface Connected {
@@ -49,6 +49,7 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
   const walletLine = element<HTMLElement>("checkout-wallet")!;
   const message = element<HTMLElement>("checkout-message")!;
   const receiptBox = element<HTMLElement>("checkout-receipt")!;
+  const walletChoice = element<HTMLSelectElement>("checkout-wallet-choice");
 
   let quote: Quote | null = null;
   /** The data of a free request, got with the quote. */
@@ -177,19 +178,33 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
     }
   }
 
+  /** With several wallets in the browser (EIP-6963), the buyer picks the one to pay with. */
+  function offerWalletChoice(wallets: FoundWallet[]): void {
+    const box = element<HTMLElement>("checkout-wallets");
+    if (!box || !walletChoice || wallets.length < 2 || walletChoice.options.length === wallets.length) return;
+    const selected = walletChoice.value;
+    walletChoice.replaceChildren(...wallets.map((w, i) => Object.assign(document.createElement("option"), { value: String(i), textContent: w.name })));
+    if (selected !== "") walletChoice.value = selected;
+    box.hidden = false;
+  }
+
+  function showConnected(wallet: FoundWallet, address: `0x${string}`): Connected {
+    connected = { wallet, address };
+    walletLine.replaceChildren(`Connected with ${wallet.name}: `, text("code", address));
+    walletLine.hidden = false;
+    return connected;
+  }
+
   async function connect(): Promise<Connected | null> {
     const wallets = await findWallets();
-    const wallet = wallets[0];
+    offerWalletChoice(wallets);
+    const wallet = wallets[walletChoice && !walletChoice.closest("[hidden]") ? Number(walletChoice.value) : 0];
     if (!wallet) {
       say(WORDS.noWallet(chosen()), true);
       return null;
     }
     try {
-      const address = await requestAccount(wallet.provider);
-      connected = { wallet, address };
-      walletLine.replaceChildren(`Connected with ${wallet.name}: `, text("code", address));
-      walletLine.hidden = false;
-      return connected;
+      return showConnected(wallet, await requestAccount(wallet.provider));
     } catch (error) {
       say(walletErrorCode(error) === 4001 ? WORDS.connectRefused : WORDS.connectFailed(error instanceof Error ? error.message : String(error)), true);
       return null;
@@ -212,6 +227,9 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
     }
     const wallet = connected ?? (await connect());
     if (!wallet) return;
+    // The buyer may have changed accounts in the wallet since connecting: sign with the current one.
+    const current = await currentAccount(wallet.wallet.provider);
+    if (current !== null && current.toLowerCase() !== wallet.address.toLowerCase()) showConnected(wallet.wallet, current);
     say(`Switching your wallet to ${offer.network} if needed…`);
     try {
       await ensureChain(wallet.wallet.provider, offer.chainId);
@@ -223,7 +241,7 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
     say(`Sign the payment of ${offer.price} in your wallet…`);
     let answer: Answer;
     try {
-      answer = await payAndFetch(setup, quotedSql, format(), quote.required, offer.requirement, walletSigner(wallet.wallet.provider, wallet.address));
+      answer = await payAndFetch(setup, quotedSql, format(), quote.required, offer.requirement, walletSigner(wallet.wallet.provider, connected!.address));
     } catch (error) {
       if (error instanceof TypeError) throw error;
       const detail = error instanceof Error ? error.message : String(error);
@@ -234,7 +252,9 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
       const name = fileName();
       const url = save(answer.body, name);
       showReceipt(answer, offer, name, url);
-      say(`Paid and saved ${name}.`);
+      // A quote buys once: another click must not pay again for the same file without a new quote.
+      quote = null;
+      say(`Paid and saved ${name}. To buy again, get a new quote.`);
       return;
     }
     if (answer.kind === "refused") {
@@ -269,10 +289,16 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
   payButton.addEventListener("click", () => void run(pay));
   // Say at once, not only on a click, when there is no wallet to pay with.
   void findWallets(300).then((wallets) => {
+    offerWalletChoice(wallets);
     if (wallets.length === 0 && !connected) {
       walletLine.textContent = WORDS.noWallet(undefined);
       walletLine.hidden = false;
     }
+  });
+  // Another wallet chosen: the next payment connects it.
+  walletChoice?.addEventListener("change", () => {
+    connected = null;
+    walletLine.hidden = true;
   });
   sqlInput?.addEventListener("input", () => {
     if (quote && sql() !== quotedSql) say(WORDS.sqlChanged);

@@ -63,6 +63,13 @@ export async function requestAccount(provider: Eip1193Provider): Promise<`0x${st
   return account as `0x${string}`;
 }
 
+/** The account the wallet has selected now (null when it says none). */
+export async function currentAccount(provider: Eip1193Provider): Promise<`0x${string}` | null> {
+  const accounts = (await provider.request({ method: "eth_accounts" }).catch(() => [])) as unknown[];
+  const account = accounts?.[0];
+  return typeof account === "string" && /^0x[0-9a-fA-F]{40}$/.test(account) ? (account as `0x${string}`) : null;
+}
+
 /** Switches the wallet to `chainId` when it is on another chain. */
 export async function ensureChain(provider: Eip1193Provider, chainId: number): Promise<void> {
   const current = Number.parseInt(String(await provider.request({ method: "eth_chainId" })), 16);
