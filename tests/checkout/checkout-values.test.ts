@@ -1,7 +1,8 @@
 /**
  * The checkout's pure parts (ARCHITECTURE.md §15): amounts in token units, the rows a quote is for,
  * downloaded file names, the typed data handed to the wallet (checked against viem's own
- * serialisation, which wallets accept), and which `Accept` headers get the paywall page.
+ * serialisation, which wallets accept), which `Accept` headers get the paywall page, and the setup
+ * the server writes (tokens, explorers, formats).
  */
 import { describe, expect, test } from "bun:test";
 import { getTypesForEIP712Domain, serializeTypedData, type Hex } from "viem";
@@ -10,6 +11,9 @@ import { fileNameFor } from "../../src/checkout/browser/download.ts";
 import { rowsOf, stillOffered, tokenUnits } from "../../src/checkout/browser/offers.ts";
 import { typedDataJson } from "../../src/checkout/browser/typed-data.ts";
 import { prefersHtml } from "../../src/routes/paywall.ts";
+import { checkoutTokens, queryCheckout, tableCheckout } from "../../src/checkout/setup.ts";
+import { resolveConfig } from "../../src/config/load.ts";
+import { tempDir } from "../support/fixtures.ts";
 
 describe("amounts in token units", () => {
   test.each([
@@ -127,5 +131,43 @@ describe("the paywall page answers a browser's navigation, the JSON 402 everythi
     ["application/json;q=0.5, text/html", true],
   ])("Accept %p → %p", (accept, html) => {
     expect(prefersHtml(accept)).toBe(html);
+  });
+});
+
+describe("the checkout's setup", () => {
+  const config = resolveConfig(
+    {
+      database: { sqlite: "data.sqlite" },
+      tokens: { "usdc/devnet": { chain: "31337", address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", name: "Test USD Coin", version: "2", decimals: 6, symbol: "tUSDC", network_label: "devnet" } },
+      tables: [{ name: "t", description: "T" }],
+    },
+    { baseDir: tempDir(), env: {} },
+  );
+
+  test("names each token's network as the config does, with its decimals; only the built-in networks have an explorer", () => {
+    const tokens = checkoutTokens(config);
+    expect(tokens.find((t) => t.network === "eip155:8453")).toEqual({
+      network: "eip155:8453",
+      asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+      symbol: "USDC",
+      decimals: 6,
+      networkLabel: "Base",
+      explorerTx: "https://basescan.org/tx/",
+    });
+    expect(tokens.find((t) => t.network === "eip155:84532")?.explorerTx).toBe("https://sepolia.basescan.org/tx/");
+    expect(tokens.find((t) => t.network === "eip155:31337")).toEqual({ network: "eip155:31337", asset: "0x5FbDB2315678afecb367f032d93F642f64180aa3", symbol: "tUSDC", decimals: 6, networkLabel: "devnet" });
+    // Every built-in token has its explorer.
+    expect(tokens.filter((t) => t.explorerTx === undefined).map((t) => t.networkLabel)).toEqual(["devnet"]);
+  });
+
+  test("a query's checkout offers every format, Arrow first; a table's, its JSON description", () => {
+    expect(queryCheckout(config, "t", "SELECT * FROM t").formats.map((f) => [f.name, f.extension])).toEqual([
+      ["arrow", "arrow"],
+      ["csv", "csv"],
+      ["json", "json"],
+      ["ndjson", "ndjson"],
+      ["parquet", "parquet"],
+    ]);
+    expect(tableCheckout(config, "odd<table>")).toMatchObject({ kind: "table", path: "/api/table/odd%3Ctable%3E", format: "json", formats: [{ name: "json" }] });
   });
 });

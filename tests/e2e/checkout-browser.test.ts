@@ -181,6 +181,7 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     ["the buyer rejects the signature", (w) => w.refuse.add("eth_signTypedData_v4"), /^You declined the signature in your wallet: nothing was signed\. Nothing was charged\./],
     ["the buyer refuses to switch chain", (w) => w.refuse.add("wallet_switchEthereumChain"), /^Your wallet did not switch to devnet \(chain 31337\), where this offer is paid: nothing was signed\. Nothing was charged\./],
     ["the buyer refuses to connect", (w) => w.refuse.add("eth_requestAccounts"), /^You declined to connect your wallet\. Nothing was charged\./],
+    ["the wallet does not know the chain", (w) => w.failWith.set("wallet_switchEthereumChain", 4902), /^Your wallet does not know devnet \(chain 31337\): add that network to your wallet, then press Pay and download again\. Nothing was charged\./],
   ];
 
   test.each(refusals)("%s: said in words, nothing sent to the facilitator, nothing moves", async (_name, refuse, words) => {

@@ -16,6 +16,8 @@ export interface TestWallet {
   chainId: number;
   /** Methods answered with 4001. */
   refuse: Set<string>;
+  /** Methods answered with another EIP-1193 error code (4902 for wallet_switchEthereumChain: an unknown chain). */
+  failWith: Map<string, number>;
   /** Every method the page asked for, in order. */
   calls: string[];
   /** The typed data of every signature made, as the page sent it. */
@@ -42,6 +44,8 @@ function integersOf(types: Record<string, { name: string; type: string }[]>, typ
 async function answer(wallet: TestWallet, account: ReturnType<typeof privateKeyToAccount>, method: string, params: any): Promise<Reply> {
   wallet.calls.push(method);
   if (wallet.refuse.has(method)) return { error: { code: 4001, message: "User rejected the request." } };
+  const code = wallet.failWith.get(method);
+  if (code !== undefined) return { error: { code, message: `The test wallet fails ${method} with ${code}` } };
   switch (method) {
     case "eth_requestAccounts":
     case "eth_accounts":
@@ -78,7 +82,7 @@ let injected = 0;
  */
 export async function injectWallet(page: Page, privateKey: Hex, name = "Test Wallet"): Promise<TestWallet> {
   const account = privateKeyToAccount(privateKey);
-  const wallet: TestWallet = { address: account.address, chainId: 1, refuse: new Set(), calls: [], signed: [] };
+  const wallet: TestWallet = { address: account.address, chainId: 1, refuse: new Set(), failWith: new Map(), calls: [], signed: [] };
   injected += 1;
   const binding = `__arrow402TestWallet${injected}`;
   await page.exposeFunction(binding, (method: string, params: string) => answer(wallet, account, method, JSON.parse(params)));
