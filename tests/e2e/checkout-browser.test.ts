@@ -379,6 +379,17 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     expect(own(response)).toEqual(own(expected));
   });
 
+  test("the paywall page escapes the SQL it shows: its only scripts are the setup and the bundle", async () => {
+    const evil = `SELECT pair FROM trades WHERE pair <> '</script><script>alert(1)</script><!--'`;
+    const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent(evil)}`, { headers: { accept: BROWSERS[0]![1] } });
+    if (response.status !== 402) throw new Error(`expected 402, got ${response.status}: ${await response.text()}`);
+    const html = await response.text();
+    expect(html).not.toContain("<script>alert");
+    expect(html).not.toContain("<!--");
+    expect(html.match(/<script/g)).toEqual(["<script", "<script"]);
+    expect(html).toContain("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;!--");
+  });
+
   test("the server serves the checkout bundle for its paywall pages", async () => {
     const response = await fetch(`${server.url}/api/checkout.js`);
     expect(response.status).toBe(200);
