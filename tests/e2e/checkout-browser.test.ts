@@ -222,6 +222,24 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     expect(problems).toEqual([]);
   }, TIMEOUT);
 
+  test("a wallet that only sets window.ethereum (no EIP-6963) pays too", async () => {
+    const key = await newBuyer(1_000_000n);
+    problems.length = 0;
+    const context = await browser.newContext({ acceptDownloads: true });
+    const page = await context.newPage();
+    const wallet = await injectWallet(page, key, "Old Wallet", false);
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    await page.goto(`${server.url}/trades/`);
+    await quote(page);
+    await page.getByRole("button", { name: "Connect wallet" }).click();
+    await page.locator("#checkout-wallet", { hasText: `Connected with your browser's wallet: ${wallet.address.toLowerCase()}` }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 60_000 }), page.getByRole("button", { name: "Pay and download" }).click()]);
+    expect(download.suggestedFilename()).toBe("trades.arrow");
+    expect(wallet.signed.length).toBe(1);
+    await context.close();
+    expect(problems).toEqual([]);
+  }, TIMEOUT);
+
   test("no wallet in the browser: a line says what to install", async () => {
     const { page } = await open("/trades/");
     await page.locator("#checkout-wallet", { hasText: /^No wallet was found in this browser\. Install a wallet extension/ }).waitFor();

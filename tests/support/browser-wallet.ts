@@ -78,16 +78,17 @@ let injected = 0;
 
 /**
  * Injects the wallet of `privateKey` into every page of `page`'s context loaded from now on,
- * announced under `name`; the first one injected into a page is also `window.ethereum`.
+ * announced under `name` (EIP-6963) unless `announce` is false, as an older extension that only
+ * sets `window.ethereum`; the first one injected into a page is also `window.ethereum`.
  */
-export async function injectWallet(page: Page, privateKey: Hex, name = "Test Wallet"): Promise<TestWallet> {
+export async function injectWallet(page: Page, privateKey: Hex, name = "Test Wallet", announce = true): Promise<TestWallet> {
   const account = privateKeyToAccount(privateKey);
   const wallet: TestWallet = { address: account.address, chainId: 1, refuse: new Set(), failWith: new Map(), calls: [], signed: [] };
   injected += 1;
   const binding = `__arrow402TestWallet${injected}`;
   await page.exposeFunction(binding, (method: string, params: string) => answer(wallet, account, method, JSON.parse(params)));
   await page.addInitScript(
-    ({ binding, name, uuid }) => {
+    ({ binding, name, uuid, announces }) => {
       const call = (window as unknown as Record<string, (method: string, params: string) => Promise<Reply>>)[binding]!;
       const provider = {
         async request({ method, params }: { method: string; params?: unknown }) {
@@ -99,13 +100,14 @@ export async function injectWallet(page: Page, privateKey: Hex, name = "Test Wal
         removeListener() {},
       };
       const info = { uuid, name, icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E", rdns: `dev.arrow402.${uuid}` };
-      const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
-      window.addEventListener("eip6963:requestProvider", announce);
       const global = window as unknown as { ethereum?: unknown };
       global.ethereum ??= provider;
+      if (!announces) return;
+      const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
+      window.addEventListener("eip6963:requestProvider", announce);
       announce();
     },
-    { binding, name, uuid: `test-wallet-${injected}` },
+    { binding, name, uuid: `test-wallet-${injected}`, announces: announce },
   );
   return wallet;
 }
