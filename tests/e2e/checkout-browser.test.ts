@@ -294,6 +294,14 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     expect(download.suggestedFilename()).toBe("kinds.arrow");
     const table = tableFromIPC(new Uint8Array(readFileSync((await download.path())!)));
     expect(table.toArray().map((row) => ({ ...row.toJSON() }))).toEqual(sandbox.sqliteRows("SELECT id, label FROM kinds ORDER BY id"));
+    // The free answer was fetched as Arrow: another format needs fetching again.
+    await page.getByLabel("Format").selectOption("csv");
+    await page.getByRole("button", { name: "Pay and download" }).click();
+    await message(page, /^The format changed since this free answer was fetched/);
+    await page.getByRole("button", { name: "Get a quote" }).click();
+    const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Pay and download" }).click()]);
+    expect(csv.suggestedFilename()).toBe("kinds.csv");
+    expect(readFileSync((await csv.path())!, "utf8").split(/\r?\n/)[0]).toBe("id,label");
 
     await sql.fill(SQL);
     await quote(page);

@@ -55,6 +55,7 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
   /** The data of a free request, got with the quote. */
   let free: Blob | null = null;
   let quotedSql = "";
+  let quotedFormat = setup.format;
   let connected: Connected | null = null;
   let busy = false;
 
@@ -163,7 +164,8 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
     receiptBox.hidden = true;
     say("Asking the server for a quote…");
     quotedSql = sql();
-    const answer = await requestQuote(setup, quotedSql, format());
+    quotedFormat = format();
+    const answer = await requestQuote(setup, quotedSql, quotedFormat);
     if (answer.kind === "payment-required") {
       showQuote(readQuote(setup.tokens, answer.required));
       say(connected ? "Press Pay and download to sign the payment in your wallet." : "Connect your wallet, then press Pay and download.");
@@ -213,7 +215,16 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
 
   async function pay(): Promise<void> {
     receiptBox.hidden = true;
+    if (setup.kind === "query" && sql() !== quotedSql) {
+      say(WORDS.sqlChanged, true);
+      return;
+    }
     if (free) {
+      // The free answer came in the format of the quote.
+      if (format() !== quotedFormat) {
+        say(WORDS.formatChanged, true);
+        return;
+      }
       const name = fileName();
       showReceipt({ kind: "data", body: free, receipt: null }, undefined, name, save(free, name));
       say(`Saved ${name}.`);
@@ -221,10 +232,6 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
     }
     const offer = chosen();
     if (!quote || !offer) return;
-    if (setup.kind === "query" && sql() !== quotedSql) {
-      say(WORDS.sqlChanged, true);
-      return;
-    }
     const wallet = connected ?? (await connect());
     if (!wallet) return;
     // The buyer may have changed accounts in the wallet since connecting: sign with the current one.

@@ -29,4 +29,5 @@ export const WORDS = {
   quoteFailed: (status: number, server: string) => `No quote: the server answered ${status}: ${server}`,
   network: (message: string) => `The server could not be reached (${message}). ${NOTHING} Check your connection and try again.`,
   sqlChanged: "The SQL changed since the quote: press Get a quote for its price.",
+  formatChanged: "The format changed since this free answer was fetched: press Get a quote to fetch it in the new format.",
 } as const;
