@@ -10,6 +10,7 @@ import { fileNameFor, save } from "./download.ts";
 import { readQuote, stillOffered, type OfferView, type Quote } from "./offers.ts";
 import { payAndFetch, requestQuote, type Answer } from "./purchase.ts";
 import { currentAccount, ensureChain, findWallets, requestAccount, walletErrorCode, walletSigner, type FoundWallet } from "./wallet.ts";
+import { renderFree, renderQuote, renderReceipt, text } from "./view.ts";
 import { WORDS } from "./words.ts";
 
 interface Connected {
@@ -19,24 +20,6 @@ interface Connected {
 
 function element<T extends HTMLElement>(id: string): T | null {
   return document.getElementById(id) as T | null;
-}
-
-function text(tag: string, content: string, className?: string): HTMLElement {
-  const node = document.createElement(tag);
-  node.textContent = content;
-  if (className) node.className = className;
-  return node;
-}
-
-function definitions(pairs: [string, Node | string][]): HTMLDListElement {
-  const list = document.createElement("dl");
-  for (const [term, value] of pairs) {
-    list.append(text("dt", term));
-    const detail = document.createElement("dd");
-    detail.append(value);
-    list.append(detail);
-  }
-  return list;
 }
 
 function start(root: HTMLElement, setup: CheckoutSetup): void {
@@ -82,66 +65,17 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
     return quote.offers[picked ? Number(picked.value) : 0];
   }
 
-  function showQuote(next: Quote, keep?: PaymentRequirements): void {
+  function showQuote(next: Quote, prefer?: PaymentRequirements): void {
     quote = next;
     free = null;
-    const rows: [string, Node | string][] = [];
-    if (next.rows) rows.push(["Rows", next.rows]);
-    const what = next.required.resource?.description?.replace(/ - (up to )?\d+ rows$/, "");
-    if (what) rows.push(["For", what]);
-    const list = document.createElement("fieldset");
-    list.className = "checkout-offers";
-    list.append(text("legend", next.offers.length === 1 ? "Price" : "Prices (choose one)"));
-    next.offers.forEach((offer, i) => {
-      const label = document.createElement("label");
-      const radio = document.createElement("input");
-      radio.type = "radio";
-      radio.name = "checkout-offer";
-      radio.value = String(i);
-      radio.checked = keep ? JSON.stringify(offer.requirement) === JSON.stringify(keep) || (i === 0 && !next.offers.some((o) => JSON.stringify(o.requirement) === JSON.stringify(keep))) : i === 0;
-      label.append(radio, " ", text("strong", offer.price, "checkout-price"), ` on ${offer.network}, paid to `, text("code", offer.requirement.payTo));
-      list.append(label);
-    });
-    offerBox.replaceChildren(text("h4", "Quote"), definitions(rows), list);
-    offerBox.hidden = false;
+    renderQuote(offerBox, next, prefer);
     if (next.offers.length === 0) say("The server offers no payment this page can make (no EVM offer).", true);
   }
 
   function showFree(body: Blob): void {
     quote = null;
     free = body;
-    offerBox.replaceChildren(text("h4", "Quote"), text("p", `Free: this request needs no payment (${body.size.toLocaleString("en-US")} bytes).`));
-    offerBox.hidden = false;
-  }
-
-  function showReceipt(answer: Extract<Answer, { kind: "data" }>, offer: OfferView | undefined, name: string, url: string): void {
-    const pairs: [string, Node | string][] = [];
-    if (offer && answer.receipt) pairs.push(["Paid", `${offer.price} on ${offer.network} to ${offer.requirement.payTo}`]);
-    if (answer.receipt) {
-      const hash = answer.receipt.transaction;
-      const cell = document.createElement("span");
-      cell.append(text("code", hash, "checkout-tx"));
-      const explorer = offer?.token?.explorerTx;
-      if (explorer && /^0x[0-9a-fA-F]{64}$/.test(hash)) {
-        const link = document.createElement("a");
-        link.href = explorer + hash;
-        link.rel = "noopener noreferrer";
-        link.target = "_blank";
-        link.textContent = "View on the block explorer";
-        cell.append(" ", link);
-      }
-      pairs.push(["Transaction", cell]);
-      if (answer.receipt.payer) pairs.push(["Payer", text("code", answer.receipt.payer)]);
-    }
-    const again = document.createElement("a");
-    again.href = url;
-    again.download = name;
-    again.textContent = "Save again";
-    const file = document.createElement("span");
-    file.append(`${name} (${answer.body.size.toLocaleString("en-US")} bytes) `, again);
-    pairs.push(["File", file]);
-    receiptBox.replaceChildren(text("h4", answer.receipt ? "Receipt" : "Downloaded"), definitions(pairs));
-    receiptBox.hidden = false;
+    renderFree(offerBox, body.size);
   }
 
   async function run(task: () => Promise<void>): Promise<void> {
@@ -226,7 +160,7 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
         return;
       }
       const name = fileName();
-      showReceipt({ kind: "data", body: free, receipt: null }, undefined, name, save(free, name));
+      renderReceipt(receiptBox, { body: free, receipt: null }, undefined, name, save(free, name));
       say(`Saved ${name}.`);
       return;
     }
@@ -258,7 +192,7 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
     if (answer.kind === "data") {
       const name = fileName();
       const url = save(answer.body, name);
-      showReceipt(answer, offer, name, url);
+      renderReceipt(receiptBox, answer, offer, name, url);
       // A quote buys once: another click must not pay again for the same file without a new quote.
       quote = null;
       say(`Paid and saved ${name}. To buy again, get a new quote.`);
@@ -274,7 +208,7 @@ function start(root: HTMLElement, setup: CheckoutSetup): void {
     }
     if (!stillOffered(answer.required, offer.requirement)) {
       const next = readQuote(setup.tokens, answer.required);
-      showQuote(next, undefined);
+      showQuote(next, offer.requirement);
       say(WORDS.priceChanged(offer, next.offers.find((o) => o.requirement.network === offer.requirement.network && o.requirement.payTo === offer.requirement.payTo) ?? next.offers[0], next.rows), true);
       return;
     }
