@@ -173,6 +173,15 @@ describe.skipIf(skip)("buying on a dashboard with the wallet in the browser", ()
     expect(wallet!.chainId).toBe(31337);
     expect(wallet!.signed.map((s) => [s.primaryType, s.message.value, s.message.to])).toEqual([["TransferWithAuthorization", "40000", sandbox.devnet.payTo]]);
     await page.locator("#checkout").screenshot({ path: "/tmp/checkout-receipt.png" });
+    // On a phone, in dark mode, the receipt's long hash and addresses wrap: nothing is wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll("#checkout *")].filter((e) => e.getBoundingClientRect().right > window.innerWidth).map((e) => `${e.tagName}.${e.className}#${e.id}: ${Math.round(e.getBoundingClientRect().right)}`),
+    );
+    expect(wide).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await page.locator("#checkout").screenshot({ path: "/tmp/checkout-receipt-phone-dark.png" });
     await page.context().close();
     expect(problems).toEqual([]);
   }, TIMEOUT);
