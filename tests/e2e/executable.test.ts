@@ -161,6 +161,19 @@ describe("serve (the demo, no config)", () => {
     expect(dashboard.headers.get("content-type")).toContain("text/html");
     expect((await fetch(`${url}/dex/snapshot.arrow`)).status).toBe(200);
   });
+
+  test("a browser's navigation to a paid query gets the paywall page, whose checkout script the executable carries", async () => {
+    const target = `${url}/api/query?query=${encodeURIComponent("SELECT * FROM swaps LIMIT 10")}`;
+    const page = await fetch(target, { headers: { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" } });
+    expect(page.status).toBe(402);
+    expect(page.headers.get("payment-required")).toBe((await fetch(target)).headers.get("payment-required"));
+    expect(await page.text()).toContain('<script type="module" src="/api/checkout.js"></script>');
+    const script = await fetch(`${url}/api/checkout.js`);
+    expect(script.status).toBe(200);
+    const bundle = await script.text();
+    expect(bundle).toContain("eth_signTypedData_v4");
+    expect(bundle).toBe(await (await fetch(`${url}/dex/checkout.js`)).text());
+  });
 });
 
 describe("serve, a SQLite and a PostgreSQL source (nothing beside the executable)", () => {
