@@ -34,6 +34,8 @@ function openEngine(name: string, source: SourceConfig, config: Config, options:
       return new SqliteEngine(source.path, config.limits, options.workers);
     case "postgres":
       return new PostgresEngine({ name, url: source.url, schema: source.schema, maxConnections: source.maxConnections }, config.limits);
+    case "duckdb":
+      throw new ConfigError([`databases.${name}.duckdb: this build serves no DuckDB source yet`]);
   }
 }
 
