@@ -3,8 +3,8 @@
  * engines/postgres/dialect.ts). DuckDB reads PostgreSQL's casts, NULLIF, CASE, EXTRACT, AT TIME
  * ZONE (its built-in ICU) and E'…' strings alike; it differs, as checked against DuckDB 1.5:
  * - `/` of integers is a DOUBLE: `//` truncates toward zero, as SQLite's `/`.
- * - VARCHAR compares by bytes (code points) unless a column declares a collation; ORDER BY … COLLATE
- *   "C" sorts by bytes whatever the column declares (a comparison cannot name another collation).
+ * - VARCHAR compares by bytes (code points) unless a column declares a collation: a column of a
+ *   DuckDB file is read `COLLATE "C"` (types.ts duckColumn), and ORDER BY sorts COLLATE "C".
  * - ILIKE and lower() fold every letter: ASCII folding is translate() of A–Z.
  * - Regular expressions are RE2: `\x{…}` escapes, the 's' option so that `.` matches a newline.
  * - Dates and timestamps cast to VARCHAR are SQLite's text (four-digit years, no trailing zeros).

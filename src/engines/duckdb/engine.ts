@@ -144,7 +144,7 @@ export class DuckDBEngine implements TableEngine {
     if (kept !== undefined) return kept;
     const relation = this.relationOf(query.table);
     const compiled = compileFor(
-      { dialect: DUCKDB_DIALECT, column: duckColumn, select: (index) => selectExpression(relation.columns[index]!.name, relation.columns[index]!) },
+      { dialect: DUCKDB_DIALECT, column: (name, type) => duckColumn(name, type, query.table.config.files === undefined), select: (index) => selectExpression(relation.columns[index]!.name, relation.columns[index]!) },
       query,
       () => relation.sql,
       relation.columns.map((column) => column.sourceType),

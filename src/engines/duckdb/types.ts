@@ -104,8 +104,14 @@ const CLASSES: Record<string, { class: ColumnClass; cast?: string; narrow?: true
   "TIMESTAMP WITH TIME ZONE": { class: "timestamptz" },
 };
 
-/** A DuckDB column as the compiler of SQLite's meaning sees it (CompileTarget.column). */
-export function duckColumn(name: string, sourceType: string): PostgresColumn {
+/**
+ * A DuckDB column as the compiler of SQLite's meaning sees it (CompileTarget.column). A VARCHAR of
+ * a DuckDB file may declare a collation (COLLATE NOCASE), which its comparisons would follow: with
+ * `collated`, the column is read `COLLATE "C"` (bytes, i.e. code points, as SQLite's BINARY), which
+ * DuckDB lets a comparison's column side say. Files' columns have none (and keep their filters
+ * pushed down into the Parquet reader).
+ */
+export function duckColumn(name: string, sourceType: string, collated = true): PostgresColumn {
   const type = sourceType.trim();
   const known = /^DECIMAL\(/.test(type) ? { class: "numeric" as const } : Object.hasOwn(CLASSES, type) ? CLASSES[type] : undefined;
   const identifier = quoteIdentifier(name);
@@ -115,7 +121,7 @@ export function duckColumn(name: string, sourceType: string): PostgresColumn {
     sourceType,
     class: known.class,
     affinity: AFFINITY[known.class],
-    sql: "cast" in known && known.cast !== undefined ? `CAST(${identifier} AS ${known.cast})` : identifier,
+    sql: "cast" in known && known.cast !== undefined ? `CAST(${identifier} AS ${known.cast})` : type === "VARCHAR" && collated ? `(${identifier} COLLATE "C")` : identifier,
     narrow: "narrow" in known && known.narrow === true,
   };
 }
