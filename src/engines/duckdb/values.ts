@@ -2,7 +2,8 @@
  * DuckDB's values (as @duckdb/node-api gives them) as the encoders take them (engine.ts
  * TableSample: int16/int32 numbers, int64 bigints, decimal128 the unscaled bigint, date32 days,
  * µs timestamps bigints, binary bytes, list arrays). A value the column's Arrow type cannot hold
- * exactly (DuckDB's ±infinity dates and timestamps) is refused, never changed: ValueDoesNotFit.
+ * exactly (a HUGEINT of 39 digits, DuckDB's ±infinity dates and timestamps) is refused, never
+ * changed: ValueDoesNotFit.
  */
 import type { DuckDBDataChunk } from "@duckdb/node-api";
 import { ValueDoesNotFit } from "../../arrow/encode.ts";
@@ -21,8 +22,14 @@ function convert(type: DuckColumnType, value: unknown): unknown {
   switch (type.kind) {
     case "int64":
       return typeof value === "bigint" ? value : BigInt(value as number);
-    case "decimal128":
-      return typeof value === "bigint" ? value : (value as { value: bigint }).value;
+    case "decimal128": {
+      // A HUGEINT or UBIGINT may hold more digits than its Decimal128(38,0)/(20,0) (DECIMAL(p,s) never does).
+      const unscaled = typeof value === "bigint" ? value : (value as { value: bigint }).value;
+      const limit = 10n ** BigInt(type.precision!) - 1n;
+      return unscaled > limit || unscaled < -limit
+        ? new Misfit(`unscaled value ${unscaled} has more than ${type.precision} digits: it does not fit decimal(${type.precision},${type.scale})`)
+        : unscaled;
+    }
     case "date32": {
       const days = (value as { days: number }).days;
       return Math.abs(days) >= DATE_INFINITY ? new Misfit(`the date ${days > 0 ? "" : "-"}infinity has no Date32 value`) : days;
