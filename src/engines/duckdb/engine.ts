@@ -50,11 +50,14 @@ export class DuckDBEngine implements TableEngine {
   private closed = false;
   private readonly located = new WeakMap<TableConfig, DuckRelation>();
   private readonly compiled = new WeakMap<ValidatedQuery, PostgresQuery>();
+  /** The files each file-backed table's view reads (by lower-case name), as the source was opened. */
+  private readonly openedFiles: Map<string, string>;
 
   constructor(
     private readonly source: DuckSource,
     private readonly limits: DuckLimits,
   ) {
+    this.openedFiles = new Map(source.tables.flatMap((table) => (table.files === undefined ? [] : [[table.name.toLowerCase(), JSON.stringify(table.files.paths)]])));
     this.opened = openDuckDB(source.path, source.tables).then((opened) => {
       if (this.closed) opened.instance.closeSync();
       else this.instance = opened.instance;
@@ -90,7 +93,12 @@ export class DuckDBEngine implements TableEngine {
     const described: TableInfo[] = [];
     const problems: string[] = [];
     for (const { config, index } of tables) {
-      const viewProblem = ready.opened.viewProblems.get(config);
+      if (config.files !== undefined && this.openedFiles.get(config.name.toLowerCase()) !== JSON.stringify(config.files.paths)) {
+        // A reload: the views were made when the source opened, over the files matched then.
+        problems.push(`tables[${index}].files: the files of a DuckDB source's tables are opened when arrow402 starts; restart it to serve ${config.files.pattern}`);
+        continue;
+      }
+      const viewProblem = [...ready.opened.viewProblems].find(([table]) => table.name === config.name)?.[1];
       if (viewProblem !== undefined) {
         problems.push(`tables[${index}].files: DuckDB cannot read ${config.files!.pattern} as ${config.files!.format} (${viewProblem}); check the files`);
         continue;
