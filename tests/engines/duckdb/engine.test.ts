@@ -2,12 +2,15 @@
  * The DuckDB engine's own guarantees (DESIGN.md §14 "Reads only, bounded"), beyond the engine
  * contract (tests/engines/contract.test.ts): a read is pulled (a reader that stops asking holds
  * DuckDB back, and memory does not grow), closing it ends it at once and frees the source for the
- * next read; a reload cannot serve files the source did not open.
+ * next read; a dashboard's sample spreads evenly along a time column, most recent first, with the
+ * table's row count; a reload cannot serve files the source did not open.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { join } from "node:path";
 import { resolveConfig } from "../../../src/config/load.ts";
+import { describeCatalog, openEngines } from "../../../src/engines/sources.ts";
+import { evenPositions } from "../../../src/engines/even-sample.ts";
 import { DuckDBEngine } from "../../../src/engines/duckdb/engine.ts";
 import { openDuckRead } from "../../../src/engines/duckdb/read.ts";
 import { tempDir } from "../../support/fixtures.ts";
@@ -67,6 +70,31 @@ describe("files are opened when the source opens", () => {
       expect(described.problems).toEqual([`tables[0].files: the files of a DuckDB source's tables are opened when arrow402 starts; restart it to serve ${join(dir, "*.parquet")}`]);
     } finally {
       engine.close();
+    }
+  });
+});
+
+describe("a dashboard's sample", () => {
+  test("cap rows spread evenly along the time column, most recent first, the first and last included; the whole table when smaller", async () => {
+    const dir = tempDir();
+    const writer = await instance.connect();
+    // Written out of order: the sample follows the column, not the files.
+    await writer.run(`COPY (SELECT 1000 - x AS id, TIMESTAMP '2024-01-01' + (1000 - x) * INTERVAL 1 HOUR AS at FROM range(0, 1000) t(x)) TO '${join(dir, "events.parquet")}' (FORMAT parquet)`);
+    writer.closeSync();
+    const config = resolveConfig({ databases: { lake: { duckdb: ":memory:" } }, tables: [{ name: "events", files: "./events.parquet" }] }, { baseDir: dir, env: {} });
+    const engines = openEngines(config);
+    try {
+      const table = (await describeCatalog(config, engines)).table("events")!;
+      const engine = engines.get("lake")!;
+      const sample = await engine.sample(table, 10, "at");
+      expect(sample.totalRows).toBe(1000);
+      expect(sample.sampled).toBe(true);
+      expect(sample.rows.map((row) => row[0])).toEqual(evenPositions(1000, 10).map((position) => BigInt(position)).reverse());
+      const whole = await engine.sample(table, 5000, null);
+      expect(whole).toMatchObject({ totalRows: 1000, sampled: false });
+      expect(whole.rows).toHaveLength(1000);
+    } finally {
+      for (const engine of engines.values()) engine.close();
     }
   });
 });
