@@ -5,10 +5,11 @@
  *   TINYINT/SMALLINT/UTINYINT → int16   INTEGER/USMALLINT → int32   BIGINT/UINTEGER → int64
  *   UBIGINT → decimal128(20,0)   HUGEINT → decimal128(38,0)   DECIMAL(p,s) → decimal128(p,s)
  *   FLOAT → float32   DOUBLE → float64   VARCHAR → utf8   UUID, JSON → utf8 (their text)
- *   BOOLEAN → bool   BLOB → binary   DATE → date32   TIMESTAMP (and _S, _MS) → timestamp_us
+ *   BOOLEAN → bool   BLOB → binary   DATE → date32   TIMESTAMP (and _S, _MS, _NS) → timestamp_us
+ *   (a TIMESTAMP_NS value with a part finer than a microsecond is refused, not rounded)
  *   TIMESTAMP WITH TIME ZONE → timestamp_us_utc   a LIST (`T[]`) of these → list<…>
- *   anything else (STRUCT, MAP, INTERVAL, TIME, TIMESTAMP_NS, UHUGEINT, ENUM, …) → utf8 of its text
- *   (the encoders have no struct or map type; a nanosecond would be lost in microseconds).
+ *   anything else (STRUCT, MAP, INTERVAL, TIME, UHUGEINT, ENUM, …) → utf8 of its text (the
+ *   encoders have no struct or map type).
  */
 import type { ArrowKind, ColumnType } from "../../arrow/types.ts";
 import { AFFINITY, type ColumnClass, type PostgresColumn } from "../postgres/columns.ts";
@@ -46,6 +47,8 @@ const SCALARS: Record<string, DuckMapped> = {
   TIMESTAMP: { type: { kind: "timestamp_us" }, read: "value" },
   TIMESTAMP_S: { type: { kind: "timestamp_us" }, read: "timestamp" },
   TIMESTAMP_MS: { type: { kind: "timestamp_us" }, read: "timestamp" },
+  // Read as nanoseconds (values.ts): whole microseconds fit, a value with a finer part is refused.
+  TIMESTAMP_NS: { type: { kind: "timestamp_us" }, read: "value" },
   "TIMESTAMP WITH TIME ZONE": { type: { kind: "timestamp_us_utc" }, read: "value" },
 };
 
@@ -101,6 +104,8 @@ const CLASSES: Record<string, { class: ColumnClass; cast?: string; narrow?: true
   TIMESTAMP: { class: "timestamp" },
   TIMESTAMP_S: { class: "timestamp", cast: "TIMESTAMP" },
   TIMESTAMP_MS: { class: "timestamp", cast: "TIMESTAMP" },
+  // Compared as microseconds (the cast truncates): a row with a finer part is refused when read.
+  TIMESTAMP_NS: { class: "timestamp", cast: "TIMESTAMP" },
   "TIMESTAMP WITH TIME ZONE": { class: "timestamptz" },
 };
 

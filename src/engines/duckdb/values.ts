@@ -36,7 +36,11 @@ function convert(type: DuckColumnType, value: unknown): unknown {
     }
     case "timestamp_us":
     case "timestamp_us_utc": {
-      const micros = (value as { micros: bigint }).micros;
+      const nanos = (value as { nanos?: bigint }).nanos;
+      if (nanos !== undefined && nanos % 1000n !== 0n && nanos < TIMESTAMP_INFINITY && nanos > -TIMESTAMP_INFINITY) {
+        return new Misfit(`the timestamp ${value} has a part finer than a microsecond, which Timestamp(µs) cannot hold`);
+      }
+      const micros = nanos === undefined ? (value as { micros: bigint }).micros : nanos >= TIMESTAMP_INFINITY || nanos <= -TIMESTAMP_INFINITY ? nanos : nanos / 1000n;
       return micros >= TIMESTAMP_INFINITY || micros <= -TIMESTAMP_INFINITY ? new Misfit(`the timestamp ${micros > 0n ? "" : "-"}infinity has no Timestamp value`) : micros;
     }
     case "binary":

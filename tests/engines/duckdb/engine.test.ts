@@ -98,3 +98,26 @@ describe("a dashboard's sample", () => {
     }
   });
 });
+
+describe("nanosecond timestamps (pandas' Parquet)", () => {
+  test("whole microseconds are read exactly; a finer part is refused, never rounded", async () => {
+    const dir = tempDir();
+    const writer = await instance.connect();
+    await writer.run(`COPY (SELECT * FROM (VALUES (1, '2024-01-02 03:04:05.123456'::TIMESTAMP_NS), (2, '2024-01-02 03:04:05.123456789'::TIMESTAMP_NS)) t(id, seen)) TO '${join(dir, "ns.parquet")}' (FORMAT parquet)`);
+    writer.closeSync();
+    const config = resolveConfig({ databases: { lake: { duckdb: ":memory:" } }, tables: [{ name: "ns", files: "./ns.parquet" }] }, { baseDir: dir, env: {} });
+    const engines = openEngines(config);
+    try {
+      const table = (await describeCatalog(config, engines)).table("ns")!;
+      expect(table.columns.map((c) => [c.name, c.kind, c.declaredType])).toEqual([["id", "int32", "INTEGER"], ["seen", "timestamp_us", "TIMESTAMP_NS"]]);
+      const misfits: string[] = [];
+      const scanned = await engines.get("lake")!.scan(table, (found) => misfits.push(`${found.row}: ${found.detail}`));
+      expect(scanned.rows).toBe(2);
+      expect(misfits).toEqual(["row 2: the timestamp 2024-01-02 03:04:05.123456789 has a part finer than a microsecond, which Timestamp(µs) cannot hold"]);
+      const sample = await engines.get("lake")!.sample(table, 1, null).catch((error: Error) => error);
+      expect(sample).toBeInstanceOf(Error);
+    } finally {
+      for (const engine of engines.values()) engine.close();
+    }
+  });
+});
