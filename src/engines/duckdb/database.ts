@@ -14,6 +14,8 @@
  * without a DuckDB source never loads it (native-library.ts unpacks it in the executable).
  */
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TableConfig, TableFiles } from "../../config/types.ts";
 import { loadDuckDB } from "./native-library.ts";
 
@@ -60,6 +62,8 @@ export async function openDuckDB(path: string, tables: readonly TableConfig[]): 
     // Nothing is fetched or installed from the network, ever.
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",
+    // Where a sort or join larger than memory spills (DuckDB's default is ./.tmp, beside whatever the working directory is).
+    temp_directory: join(tmpdir(), `arrow402-duckdb-${process.pid}`),
   });
   const setup = await instance.connect();
   const viewProblems = new Map<TableConfig, string>();
