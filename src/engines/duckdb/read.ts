@@ -48,10 +48,13 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
     pending = promise.catch(() => {});
     return promise;
   };
+  /** The connection is gone: nothing may be called on it. */
+  let disconnected = false;
   const release = async () => {
     if (closed) return;
     closed = true;
     await pending;
+    disconnected = true;
     connection.closeSync();
   };
   let interrupted: (reason: unknown) => void = () => {};
@@ -61,7 +64,8 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
   const stop = (reason: unknown) => {
     if (stopped !== null) return;
     stopped = reason;
-    connection.interrupt();
+    // A connection already closed has nothing running (and must not be touched).
+    if (!disconnected) connection.interrupt();
     interrupted(reason);
   };
   /** A DuckDB call, given up on (not waited for) when the read stops. */
