@@ -3,7 +3,7 @@
  * DuckDB file and the tables' files and reads every value through the engine: OK (exit 0) when all
  * fit; a value no Arrow type of its column holds (a HUGEINT beyond 38 digits, an infinite date)
  * listed with its config path, column and row (exit 2); a file that is not what its extension says
- * named with its config path (exit 2).
+ * named with its config path (exit 2); a DuckDB file that is not there, one problem at its source's path (exit 2).
  */
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -67,5 +67,15 @@ describe("arrow402 validate", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("tables[1].files: DuckDB cannot read");
     expect(run.stderr).toContain("broken.parquet as parquet");
+  });
+
+  test("a DuckDB file that is not there: one problem at databases.<name>.duckdb; exit 2", () => {
+    const config = { databases: { lake: { duckdb: "./nowhere.duckdb" } }, tables: [{ name: "fine" }] };
+    writeFileSync(join(dir, "missing.yaml"), Bun.YAML.stringify(config, null, 2));
+    const run = cli("validate", "--config", "missing.yaml");
+    expect(run.code).toBe(2);
+    expect(run.stderr.split("\n").filter((line) => line.startsWith("  "))).toEqual([
+      expect.stringMatching(/^ {2}databases\.lake\.duckdb: the DuckDB source 'lake' cannot be opened \(.*nowhere\.duckdb.*\): check databases\.lake\.duckdb, a DuckDB database file$/),
+    ]);
   });
 });

@@ -79,7 +79,7 @@ export class DuckDBEngine implements TableEngine {
   }
 
   private unopened(error: unknown): string {
-    return `the DuckDB source '${this.source.name}' cannot be opened (${firstLine(error)}): check databases.${this.source.name}.duckdb and the tables' files:`;
+    return `the DuckDB source '${this.source.name}' cannot be opened (${firstLine(error)}): check databases.${this.source.name}.duckdb, a DuckDB database file`;
   }
 
   async describe(tables: readonly { config: TableConfig; index: number }[]): Promise<Described> {
@@ -87,8 +87,7 @@ export class DuckDBEngine implements TableEngine {
     try {
       ready = await this.ready();
     } catch (error) {
-      const at = this.source.path === ":memory:" ? "files" : "database";
-      return { tables: [], problems: tables.map(({ index }) => `tables[${index}].${at}: ${(error as Error).message}`) };
+      return { tables: [], problems: [`databases.${this.source.name}.duckdb: ${(error as Error).message}`] };
     }
     const described: TableInfo[] = [];
     const problems: string[] = [];
