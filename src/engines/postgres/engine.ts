@@ -10,19 +10,17 @@
  */
 import { SQL } from "bun";
 import { ValueDoesNotFit } from "../../arrow/encode.ts";
+import { PulledRead } from "../pulled-read.ts";
 import type { ColumnInfo, TableInfo } from "../../catalog.ts";
 import type { TableConfig } from "../../config/types.ts";
-import { BadRequestError, ClientGoneError, TooManyRowsError, ValueDoesNotFitError } from "../../errors.ts";
+import { BadRequestError, TooManyRowsError, ValueDoesNotFitError } from "../../errors.ts";
 import type { OutputFormat } from "../../formats/registry.ts";
-import { MAX_IN_FLIGHT } from "../../results/batches.ts";
-import { ResultStream, ResultTooLarge, type QueryResult } from "../../results/result-stream.ts";
-import { TimeBudget, timeLimitError } from "../../results/time-budget.ts";
-import { bytesOfValues } from "../sqlite/protocol.ts";
-import { encoderColumns, type ValidatedQuery } from "../../sql/validated.ts";
+import type { QueryResult } from "../../results/result-stream.ts";
+import type { ValidatedQuery } from "../../sql/validated.ts";
 import type { Described, ReadOptions, StoredMisfit, TableEngine, TableSample } from "../engine.ts";
 import { readPgColumns } from "./catalog.ts";
 import { compileForPostgres, isRefusal, type PostgresQuery } from "./compile.ts";
-import { countPgRows, openPgRead, type PgRead } from "./read.ts";
+import { countPgRows, openPgRead } from "./read.ts";
 import { samplePgTable, scanPgTable, type PgRelation } from "./sample.ts";
 
 export interface PostgresSource {
@@ -148,7 +146,7 @@ export class PostgresEngine implements TableEngine {
       await read.close();
       throw new TooManyRowsError(read.count, this.limits.maxRows);
     }
-    return new CopyRead(read, query, format, options, this.limits).started;
+    return new PulledRead(read, query, format, options, this.limits).started;
   }
 
   /** A dashboard's sample (sample.ts), under the query time limit; a refused value names its column. */
@@ -176,88 +174,6 @@ export class PostgresEngine implements TableEngine {
   close(): void {
     void this.sql.close();
   }
-}
-
-/** One COPY read, encoded batch by batch into the response (results/result-stream.ts). */
-class CopyRead extends ResultStream {
-  private inFlight = 0;
-  private creditBack: (() => void) | null = null;
-  private stopped: Error | null = null;
-  private readonly timer: TimeBudget;
-
-  constructor(
-    private readonly read: PgRead,
-    private readonly query: ValidatedQuery,
-    private readonly format: OutputFormat,
-    private readonly options: ReadOptions,
-    private readonly limits: PostgresLimits,
-  ) {
-    super(options.sending);
-    this.timer = new TimeBudget(limits.queryTimeoutMs, () => this.stop(timeLimitError(limits.queryTimeoutMs)));
-    this.timer.start();
-    void this.pump();
-  }
-
-  private stop(error: Error): void {
-    if (this.stopped !== null) return;
-    this.stopped = error;
-    this.creditBack?.();
-    void this.read.close(error);
-  }
-
-  protected cancel(): void {
-    this.stop(new ClientGoneError());
-  }
-
-  /** Pushes the bytes and waits while MAX_IN_FLIGHT chunks wait for the client (its time does not count). */
-  private async send(bytes: Uint8Array, rows: number): Promise<void> {
-    this.inFlight++;
-    this.push([bytes], rows, () => {
-      this.inFlight--;
-      this.creditBack?.();
-    });
-    if (this.inFlight < MAX_IN_FLIGHT) return;
-    this.timer.pause();
-    this.startStreaming();
-    while (this.inFlight >= MAX_IN_FLIGHT && this.stopped === null) await new Promise<void>((resolve) => (this.creditBack = resolve));
-    this.creditBack = null;
-    this.timer.resume();
-  }
-
-  private async pump(): Promise<void> {
-    const encoder = this.format.create(encoderColumns(this.query));
-    const maxBytes = this.options.maxBytes ?? Number.POSITIVE_INFINITY;
-    let rows = 0;
-    let valueBytes = 0;
-    try {
-      await this.send(encoder.head(), 0);
-      for await (const batch of this.read.batches) {
-        if (this.stopped !== null) break;
-        rows += batch.rows.length;
-        // A result read whole has no count first: the read finds the excess (as SQLite's does).
-        if (rows > this.limits.maxRows) throw new TooManyRowsError(rows, this.limits.maxRows);
-        for (const row of batch.rows) valueBytes += bytesOfValues(row);
-        if (valueBytes > maxBytes) throw new ResultTooLarge("the values passed the transport's cap");
-        await this.send(encoder.batch(batch.rows, batch.firstRowIndex), batch.rows.length);
-      }
-      if (this.stopped !== null) throw this.stopped;
-      this.timer.stop();
-      this.finish([encoder.end()], rows);
-    } catch (error) {
-      this.timer.stop();
-      void this.read.close(error);
-      this.fail(this.stopped ?? readError(error, this.query));
-    }
-  }
-}
-
-/** A value that does not fit names its table, column and row of the result (PostgreSQL has no rowid). */
-function readError(error: unknown, query: ValidatedQuery): Error {
-  if (error instanceof ValueDoesNotFit) {
-    const column = query.columns[error.columnIndex]?.name ?? `#${error.columnIndex}`;
-    return new ValueDoesNotFitError(query.table.name, column, null, `row ${error.rowIndex + 1} of the result: ${error.detail}`);
-  }
-  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** The source named, without its URL (it may hold a password). */
