@@ -143,7 +143,10 @@ export class PostgresEngine implements TableEngine {
     // A streamed result over max_rows is refused before any byte, from the count of the same snapshot.
     const count = options.streamed && !bounded;
     // Our deadline is the TimeBudget below (paused while the client holds the read back).
-    const read = await openPgRead(this.sql, { select: compiled.select, columns, timeoutMs: this.limits.queryTimeoutMs, deadlineMs: Number.POSITIVE_INFINITY, count });
+    // An Arrow answer without a cap on its values' bytes takes the COPY's bytes straight into Arrow
+    // buffers (copy-arrow.ts); a capped one counts its values as every engine does (bytesOfValues).
+    const arrow = format.name === "arrow" && options.maxBytes === null ? encoderColumns(query) : undefined;
+    const read = await openPgRead(this.sql, { select: compiled.select, columns, timeoutMs: this.limits.queryTimeoutMs, deadlineMs: Number.POSITIVE_INFINITY, count, arrow });
     if (read.count !== null && read.count > this.limits.maxRows) {
       await read.close();
       throw new TooManyRowsError(read.count, this.limits.maxRows);
@@ -233,12 +236,16 @@ class CopyRead extends ResultStream {
       await this.send(encoder.head(), 0);
       for await (const batch of this.read.batches) {
         if (this.stopped !== null) break;
-        rows += batch.rows.length;
+        rows += batch.length;
         // A result read whole has no count first: the read finds the excess (as SQLite's does).
         if (rows > this.limits.maxRows) throw new TooManyRowsError(rows, this.limits.maxRows);
+        if (batch.arrow !== undefined) {
+          await this.send(batch.arrow, batch.length);
+          continue;
+        }
         for (const row of batch.rows) valueBytes += bytesOfValues(row);
         if (valueBytes > maxBytes) throw new ResultTooLarge("the values passed the transport's cap");
-        await this.send(encoder.batch(batch.rows, batch.firstRowIndex), batch.rows.length);
+        await this.send(encoder.batch(batch.rows, batch.firstRowIndex), batch.length);
       }
       if (this.stopped !== null) throw this.stopped;
       this.timer.stop();
