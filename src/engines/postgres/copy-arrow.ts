@@ -92,9 +92,12 @@ function fixed(name: string, expected: number, len: number): void {
   if (len !== expected) throw new WireMismatch(`a ${len}-byte value where ${name} has ${expected} bytes`);
 }
 
-/** Bytes that grow by doubling, kept from batch to batch. */
+/**
+ * Bytes that grow by doubling, kept from batch to batch. They start small: a 10-row answer must not
+ * pay for zeroing a large buffer per column.
+ */
 class Growing {
-  bytes = new Uint8Array(1 << 16);
+  bytes = new Uint8Array(256);
   view = new DataView(this.bytes.buffer);
 
   ensure(length: number): void {
@@ -276,7 +279,7 @@ const NATIVE_COPY = 64;
 
 class Utf8Builder implements ColumnBuilder {
   private readonly data = new Growing();
-  private offsets = new Int32Array(1 << 12);
+  private offsets = new Int32Array(64);
   private nulls = new Nulls();
   private n = 0;
   private end = 0;
