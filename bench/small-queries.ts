@@ -22,9 +22,9 @@ import { spawnServer, type ChildServer } from "./processes.ts";
 import { ratio, runsOf, type Check, type Detail, type SectionResult } from "./report.ts";
 import { median } from "./stats.ts";
 
-const CONNECTIONS = 32;
+export const CONNECTIONS = 32;
 const DURATION_S = 3;
-const WARMUP_S = 1;
+export const WARMUP_S = 1;
 const LIMIT = 10;
 /**
  * The unindexed filter: nonces below 2^33 (nonces are uniform in [0, 2^40)), about 0.8% of the
@@ -74,7 +74,7 @@ function selectivity(db: Database, table: string, tableRows: number): string {
   return `\`${UNINDEXED_PREDICATE}\` matches ${matches} of ${tableRows} rows (${((matches / tableRows) * 100).toFixed(2)}%); the scan examines ${examined} rows to find ${LIMIT}`;
 }
 
-interface Run {
+export interface Run {
   rps: number;
   p99: number;
 }
@@ -93,7 +93,7 @@ function freshRequests(pathOf: (n: number) => string) {
   return [{ setupRequest: (request: { path: string }) => ({ ...request, path: pathOf(nextFresh++) }) }];
 }
 
-async function requestsPerSecond(url: string, expectBody: string, duration = DURATION_S, fresh?: (n: number) => string): Promise<Run> {
+export async function requestsPerSecond(url: string, expectBody: string, duration = DURATION_S, fresh?: (n: number) => string): Promise<Run> {
   const expectation = fresh === undefined ? { expectBody } : { verifyBody: (body: string) => body === expectBody, requests: freshRequests(fresh) };
   const result = await autocannon({ url, connections: CONNECTIONS, duration, ...expectation });
   const answered = result["2xx"] + result.non2xx;

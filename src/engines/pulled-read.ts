@@ -18,8 +18,12 @@ import { bytesOfValues } from "./sqlite/protocol.ts";
 
 /** What an engine's read hands over: its batches, pulled, and how to stop it. */
 export interface PulledBatches {
-  /** One array of values per row (as the encoders take them), and the index of the batch's first row in the result. */
-  readonly batches: AsyncIterable<{ rows: unknown[][]; firstRowIndex: number }>;
+  /**
+   * One array of values per row (as the encoders take them), and the index of the batch's first row
+   * in the result; or, for an Arrow answer an engine encoded itself (postgres/copy-arrow.ts), the
+   * batch's message in `arrow` and its row count in `length` (`rows` then empty).
+   */
+  readonly batches: AsyncIterable<{ rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number }>;
   /** Stops the read if it still runs; resolves once its connection is released. */
   close(reason?: unknown): Promise<void>;
 }
@@ -37,9 +41,12 @@ export class PulledRead extends ResultStream {
     private readonly format: OutputFormat,
     private readonly options: ReadOptions,
     private readonly limits: { maxRows: number; queryTimeoutMs: number },
+    /** When the read began (performance.now()): work done before this stream (a first read of the rows) counts against the time limit. */
+    started = performance.now(),
   ) {
     super(options.sending);
-    this.timer = new TimeBudget(limits.queryTimeoutMs, () => this.stop(timeLimitError(limits.queryTimeoutMs)));
+    const left = Math.max(1, limits.queryTimeoutMs - (performance.now() - started));
+    this.timer = new TimeBudget(left, () => this.stop(timeLimitError(limits.queryTimeoutMs)));
     this.timer.start();
     void this.pump();
   }
@@ -79,9 +86,14 @@ export class PulledRead extends ResultStream {
       await this.send(encoder.head(), 0);
       for await (const batch of this.read.batches) {
         if (this.stopped !== null) break;
-        rows += batch.rows.length;
+        const length = batch.length ?? batch.rows.length;
+        rows += length;
         // A result read whole has no count first: the read finds the excess (as SQLite's does).
         if (rows > this.limits.maxRows) throw new TooManyRowsError(rows, this.limits.maxRows);
+        if (batch.arrow !== undefined) {
+          await this.send(batch.arrow, length);
+          continue;
+        }
         for (const row of batch.rows) valueBytes += bytesOfValues(row);
         if (valueBytes > maxBytes) throw new ResultTooLarge("the values passed the transport's cap");
         await this.send(encoder.batch(batch.rows, batch.firstRowIndex), batch.rows.length);
