@@ -5,7 +5,7 @@
  * kind refused with ValueDoesNotFit, never changed.
  */
 import { describe, expect, test } from "bun:test";
-import { tableFromIPC } from "apache-arrow";
+import { tableFromIPC, type Field } from "apache-arrow";
 import { arrowSchema, createStreamEncoder, encodeRowsToIpc, fitProblem, ValueDoesNotFit, type EncoderColumn, type Row } from "../../src/arrow/encode.ts";
 import { arrowTypeFor, type ColumnType } from "../../src/arrow/types.ts";
 import type { ColumnInfo } from "../../src/catalog.ts";
@@ -67,7 +67,7 @@ test("a struct's members are nullable fields named as the members, in order, nes
   const type: ColumnType = { kind: "struct", fields: [{ name: "b", type: { kind: "list", child: { kind: "struct", fields: [{ name: "x", type: { kind: "utf8" } }] } } }, { name: "a", type: { kind: "int16" } }] };
   const table = tableFromIPC(encodeRowsToIpc([{ name: "s", ...type, nullable: false }], [[{ b: [{ x: "p" }], a: 1 }]]));
   const members = table.schema.fields[0]!.type.children;
-  expect(members.map((field) => [field.name, field.nullable, String(field.type)])).toEqual([
+  expect(members.map((field: Field) => [field.name, field.nullable, String(field.type)])).toEqual([
     ["b", true, "List<Struct<{x:Utf8}>>"],
     ["a", true, "Int16"],
   ]);
