@@ -125,4 +125,10 @@ describe("STRUCT columns", () => {
     expect(text).toContain(`Column "s" of type ${S_TYPE} in WHERE`);
     expect(text).toContain("filter on the client");
   });
+
+  test("nor sorted: ORDER BY it is a 400 naming the column and its type", async () => {
+    const response = await get("SELECT id FROM nested ORDER BY s");
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain(`ORDER BY "s" (type ${S_TYPE})`);
+  });
 });
