@@ -69,7 +69,9 @@ export function mapDuckType(dataType: string): DuckMapped {
   }
   if (type.startsWith("STRUCT(") && type.endsWith(")")) {
     const members = structMembers(type.slice("STRUCT(".length, -1));
-    if (members === null) return TEXT;
+    // @duckdb/node-api gathers a struct's members in a plain object, where a member named __proto__
+    // is lost: such a struct is read as its text.
+    if (members === null || members.some(({ name }) => name === "__proto__")) return TEXT;
     const fields = members.map(({ name, dataType }) => ({ name, mapped: mapDuckType(dataType) }));
     // A member that would need a cast: the struct is read as its text, as a whole (as a list is).
     if (fields.some(({ mapped }) => mapped.read !== "value")) return TEXT;

@@ -59,7 +59,9 @@ function convert(type: DuckColumnType, value: unknown): unknown {
       const entries = (value as { entries: Readonly<Record<string, unknown>> }).entries;
       const out: Record<string, unknown> = {};
       for (const field of type.fields!) {
-        const member = convert(field.type, Object.hasOwn(entries, field.name) ? entries[field.name] : null);
+        // A member the driver did not hand over is refused, never read as NULL.
+        if (!Object.hasOwn(entries, field.name)) return new Misfit(`struct member '${field.name}': missing from DuckDB's value`);
+        const member = convert(field.type, entries[field.name]);
         if (member instanceof Misfit) return new Misfit(`struct member '${field.name}': ${member.detail}`);
         // defineProperty: a member named __proto__ is a property like any other.
         Object.defineProperty(out, field.name, { value: member, enumerable: true, writable: true, configurable: true });

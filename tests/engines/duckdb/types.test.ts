@@ -49,6 +49,8 @@ describe("mapDuckType", () => {
     "MAP(VARCHAR, INTEGER)",
     "MAP(VARCHAR, STRUCT(a INTEGER))",
     "UNION(i INTEGER, s VARCHAR)",
+    // @duckdb/node-api loses a member of this name (it gathers members in a plain object).
+    "STRUCT(__proto__ INTEGER, a INTEGER)",
     // Not the shape DuckDB writes: never guessed at.
     "STRUCT()",
     "STRUCT(a)",
