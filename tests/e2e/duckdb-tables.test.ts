@@ -87,7 +87,7 @@ describe("the schema", () => {
       ["ref", "Utf8", true, "UUID"],
       ["big", "Decimal[38e0]", true, "HUGEINT"],
       ["seen", "Timestamp<MICROSECOND>", true, "TIMESTAMP"],
-      ["meta", "Utf8", true, "STRUCT(k INTEGER)"],
+      ["meta", "Struct<{k:Int32}>", true, "STRUCT(k INTEGER)"],
     ]);
     expect(doc.schema.fields[3].metadata.description).toBe("Price in USD");
   });
@@ -123,7 +123,8 @@ describe("exact values", () => {
     expect([...table.getChild("raw")!.get(0)!]).toEqual([1, 2]);
     expect(table.getChild("ok")!.get(1)).toBe(false);
     expect(table.getChild("ref")!.get(2)).toBe("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
-    expect(table.getChild("meta")!.get(0)).toBe("{'k': 1}");
+    expect(table.getChild("meta")!.get(0)!.toJSON()).toEqual({ k: 1 });
+    expect(table.getChild("meta")!.get(1)).toBeNull();
   });
 
   test.each([

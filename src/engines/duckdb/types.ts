@@ -8,8 +8,10 @@
  *   BOOLEAN → bool   BLOB → binary   DATE → date32   TIMESTAMP (and _S, _MS, _NS) → timestamp_us
  *   (a TIMESTAMP_NS value with a part finer than a microsecond is refused, not rounded)
  *   TIMESTAMP WITH TIME ZONE → timestamp_us_utc   a LIST (`T[]`) of these → list<…>
- *   anything else (STRUCT, MAP, INTERVAL, TIME, UHUGEINT, ENUM, …) → utf8 of its text (the
- *   encoders have no struct or map type).
+ *   STRUCT(a T, …) of these → struct<a: …> (members nest: lists of structs, structs of lists)
+ *   anything else (MAP, UNION, INTERVAL, TIME, UHUGEINT, ENUM, …) → utf8 of its text (the
+ *   encoders have no map or union type). A list or struct with a member that would need a cast
+ *   is read as its text, as a whole.
  */
 import type { ArrowKind, ColumnType } from "../../arrow/types.ts";
 import { AFFINITY, type ColumnClass, type PostgresColumn } from "../postgres/columns.ts";
@@ -18,6 +20,7 @@ import { quoteIdentifier } from "../postgres/literals.ts";
 export interface DuckColumnType extends ColumnType {
   kind: Exclude<ArrowKind, "timestamp">;
   child?: DuckColumnType;
+  fields?: readonly { name: string; type: DuckColumnType }[];
 }
 
 export interface DuckMapped {
@@ -64,7 +67,66 @@ export function mapDuckType(dataType: string): DuckMapped {
     // A list whose elements would need a cast is read as its text, as a whole.
     return element.read === "value" ? { type: { kind: "list", child: element.type }, read: "value" } : TEXT;
   }
+  if (type.startsWith("STRUCT(") && type.endsWith(")")) {
+    const members = structMembers(type.slice("STRUCT(".length, -1));
+    // @duckdb/node-api gathers a struct's members in a plain object, where a member named __proto__
+    // is lost: such a struct is read as its text.
+    if (members === null || members.some(({ name }) => name === "__proto__")) return TEXT;
+    const fields = members.map(({ name, dataType }) => ({ name, mapped: mapDuckType(dataType) }));
+    // A member that would need a cast: the struct is read as its text, as a whole (as a list is).
+    if (fields.some(({ mapped }) => mapped.read !== "value")) return TEXT;
+    return { type: { kind: "struct", fields: fields.map(({ name, mapped }) => ({ name, type: mapped.type })) }, read: "value" };
+  }
   return Object.hasOwn(SCALARS, type) ? SCALARS[type]! : TEXT;
+}
+
+/**
+ * A STRUCT's members as DuckDB writes them inside `STRUCT(…)`: `name TYPE` pairs separated by
+ * commas outside parentheses and quotes, a name double-quoted (`""` for a quote) when it must be.
+ * Null when the text is not of that shape (then the struct is read as its text).
+ */
+function structMembers(inside: string): { name: string; dataType: string }[] | null {
+  const members: { name: string; dataType: string }[] = [];
+  let at = 0;
+  while (at < inside.length) {
+    while (inside[at] === " ") at++;
+    let name: string;
+    if (inside[at] === '"') {
+      name = "";
+      at++;
+      for (;;) {
+        if (at >= inside.length) return null;
+        if (inside[at] === '"') {
+          if (inside[at + 1] !== '"') break;
+          at++;
+        }
+        name += inside[at++];
+      }
+      at++;
+    } else {
+      const word = /^[^\s"(),]+/.exec(inside.slice(at));
+      if (word === null) return null;
+      name = word[0];
+      at += name.length;
+    }
+    if (inside[at] !== " ") return null;
+    // The type runs to the next comma outside parentheses and quotes.
+    const start = ++at;
+    let depth = 0;
+    let quoted = false;
+    for (; at < inside.length; at++) {
+      const char = inside[at];
+      if (char === '"') quoted = !quoted;
+      else if (!quoted && char === "(") depth++;
+      else if (!quoted && char === ")") depth--;
+      else if (!quoted && depth === 0 && char === ",") break;
+      if (depth < 0) return null;
+    }
+    if (depth !== 0 || quoted) return null;
+    members.push({ name, dataType: inside.slice(start, at).trim() });
+    at++;
+  }
+  return members.length > 0 ? members : null;
 }
 
 /** The select-list expression of a column (quoted), keeping its name. */

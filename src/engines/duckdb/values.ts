@@ -1,7 +1,7 @@
 /**
  * DuckDB's values (as @duckdb/node-api gives them) as the encoders take them (engine.ts
  * TableSample: int16/int32 numbers, int64 bigints, decimal128 the unscaled bigint, date32 days,
- * µs timestamps bigints, binary bytes, list arrays). A value the column's Arrow type cannot hold
+ * µs timestamps bigints, binary bytes, list arrays, struct objects of their members). A value the column's Arrow type cannot hold
  * exactly (a HUGEINT of 39 digits, DuckDB's ±infinity dates and timestamps) is refused, never
  * changed: ValueDoesNotFit.
  */
@@ -52,6 +52,19 @@ function convert(type: DuckColumnType, value: unknown): unknown {
         const item = convert(type.child!, items[i]);
         if (item instanceof Misfit) return item;
         out[i] = item;
+      }
+      return out;
+    }
+    case "struct": {
+      const entries = (value as { entries: Readonly<Record<string, unknown>> }).entries;
+      const out: Record<string, unknown> = {};
+      for (const field of type.fields!) {
+        // A member the driver did not hand over is refused, never read as NULL.
+        if (!Object.hasOwn(entries, field.name)) return new Misfit(`struct member '${field.name}': missing from DuckDB's value`);
+        const member = convert(field.type, entries[field.name]);
+        if (member instanceof Misfit) return new Misfit(`struct member '${field.name}': ${member.detail}`);
+        // defineProperty: a member named __proto__ is a property like any other.
+        Object.defineProperty(out, field.name, { value: member, enumerable: true, writable: true, configurable: true });
       }
       return out;
     }

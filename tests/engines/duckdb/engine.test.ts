@@ -3,7 +3,8 @@
  * contract (tests/engines/contract.test.ts): a read is pulled (a reader that stops asking holds
  * DuckDB back, and memory does not grow), closing it ends it at once and frees the source for the
  * next read; a dashboard's sample spreads evenly along a time column, most recent first, with the
- * table's row count; a reload cannot serve files the source did not open.
+ * table's row count; a reload cannot serve files the source did not open; a STRUCT's members are
+ * converted, or refused, by their own types' rules.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -13,6 +14,8 @@ import { describeCatalog, openEngines } from "../../../src/engines/sources.ts";
 import { evenPositions } from "../../../src/engines/even-sample.ts";
 import { DuckDBEngine } from "../../../src/engines/duckdb/engine.ts";
 import { openDuckRead } from "../../../src/engines/duckdb/read.ts";
+import { mapDuckType } from "../../../src/engines/duckdb/types.ts";
+import { ValueDoesNotFit } from "../../../src/arrow/encode.ts";
 import { tempDir } from "../../support/fixtures.ts";
 
 let instance: DuckDBInstance;
@@ -118,6 +121,24 @@ describe("nanosecond timestamps (pandas' Parquet)", () => {
       expect(sample).toBeInstanceOf(Error);
     } finally {
       for (const engine of engines.values()) engine.close();
+    }
+  });
+});
+
+describe("STRUCT values", () => {
+  test("members are converted by their own type's rules; a member that does not fit is refused, named by member, never changed", async () => {
+    const type = mapDuckType("STRUCT(h HUGEINT, s STRUCT(t TIMESTAMP_NS)[])").type;
+    const select = (h: string, t: string) => `SELECT {'h': ${h}::HUGEINT, 's': [{'t': '${t}'::TIMESTAMP_NS}, NULL]} AS v UNION ALL SELECT NULL`;
+    const fits = await openDuckRead(instance, { select: select("-99999999999999999999999999999999999999", "2024-01-02 03:04:05.123456"), types: [type], count: null, timeoutMs: 5_000 });
+    expect((await Array.fromAsync(fits.batches)).flatMap((batch) => batch.rows)).toEqual([[{ h: -(10n ** 38n - 1n), s: [{ t: 1_704_164_645_123_456n }, null] }], [null]]);
+    for (const [h, t, detail] of <[string, string, string][]>[
+      ["170141183460469231731687303715884105727", "2024-01-02 00:00:00", "struct member 'h': unscaled value 170141183460469231731687303715884105727 has more than 38 digits: it does not fit decimal(38,0)"],
+      ["1", "2024-01-02 03:04:05.123456789", "struct member 's': struct member 't': the timestamp 2024-01-02 03:04:05.123456789 has a part finer than a microsecond, which Timestamp(µs) cannot hold"],
+    ]) {
+      const read = await openDuckRead(instance, { select: select(h, t), types: [type], count: null, timeoutMs: 5_000 });
+      const refused = await Array.fromAsync(read.batches).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ValueDoesNotFit);
+      expect([(refused as ValueDoesNotFit).rowIndex, (refused as ValueDoesNotFit).detail]).toEqual([0, detail]);
     }
   });
 });
