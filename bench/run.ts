@@ -2,11 +2,12 @@
  * `bun run bench`: measures every performance target against baselines taken in the same run and
  * writes BENCHMARKS.md. Servers under test run as separate processes; this process is the client.
  *
- *   bun bench/run.ts [--rows 1000000] [--runs 5] [--only small,exports,paid,unsettled,compression,replicas] [--out FILE]
+ *   bun bench/run.ts [--rows 1000000] [--runs 5] [--only small,exports,paid,unsettled,compression,replicas,postgres] [--out FILE]
  *
  * Items (`--only` takes their keys or numbers): 1 small filtered queries, 2 exports (throughput,
  * first byte, memory, responsiveness), 3 paid queries, 4 payments that cannot settle, 5
- * compression, 6 replicas. A failed check throws: nothing is written from a run that failed.
+ * compression, 6 replicas, 7 PostgreSQL tables. A failed check throws: nothing is written from a run
+ * that failed.
  */
 import { Database } from "bun:sqlite";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -19,13 +20,14 @@ import { startDevnetProcess } from "./devnet.ts";
 import { measureExport } from "./exports.ts";
 import { describeMachine, loadAverage } from "./machine.ts";
 import { measurePayments } from "./payments.ts";
+import { measurePostgres } from "./postgres.ts";
 import { measureReplicas } from "./replicas.ts";
 import { checksTable, detailsTable, markdownTable, textTable, type SectionResult } from "./report.ts";
 import { measureResponsiveness } from "./responsiveness.ts";
 import { measureSmallQueries } from "./small-queries.ts";
 import { measureUnsettled } from "./unsettled.ts";
 
-const ITEMS = ["small", "exports", "paid", "unsettled", "compression", "replicas"] as const;
+const ITEMS = ["small", "exports", "paid", "unsettled", "compression", "replicas", "postgres"] as const;
 type Item = (typeof ITEMS)[number];
 
 const { values } = parseArgs({
@@ -55,8 +57,10 @@ const started = performance.now();
 const loadAtStart = loadAverage();
 const log = (line: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
 
-log(`dataset: ${rowCount} rows (bench/dataset.ts)`);
-const dbPath = ensureDataset(rowCount);
+// Item 7 loads its own rows into PostgreSQL: the SQLite dataset is made only for the other items.
+const needsDataset = [...only].some((item) => item !== "postgres");
+if (needsDataset) log(`dataset: ${rowCount} rows (bench/dataset.ts)`);
+const dbPath = needsDataset ? ensureDataset(rowCount) : "";
 const results: SectionResult[] = [];
 
 if (only.has("small") || only.has("exports") || only.has("compression")) {
@@ -142,6 +146,11 @@ if (only.has("paid") || only.has("unsettled") || only.has("replicas")) {
   } finally {
     await devnet.stop();
   }
+}
+
+if (only.has("postgres")) {
+  log("item 7: PostgreSQL tables");
+  results.push(await measurePostgres(rowCount, runs));
 }
 
 const checks = results.flatMap((r) => r.checks).sort((a, b) => a.item.localeCompare(b.item));

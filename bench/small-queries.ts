@@ -22,9 +22,9 @@ import { spawnServer, type ChildServer } from "./processes.ts";
 import { ratio, runsOf, type Check, type Detail, type SectionResult } from "./report.ts";
 import { median } from "./stats.ts";
 
-const CONNECTIONS = 32;
+export const CONNECTIONS = 32;
 const DURATION_S = 3;
-const WARMUP_S = 1;
+export const WARMUP_S = 1;
 const LIMIT = 10;
 /**
  * The unindexed filter: nonces below 2^33 (nonces are uniform in [0, 2^40)), about 0.8% of the

@@ -24,6 +24,8 @@ import { createMcpHandler, type Admission } from "./mcp/server.ts";
 import { dashboardRoutes } from "./routes/dashboards.ts";
 import { discoveryDocument } from "./routes/discovery.ts";
 import { handleQuery } from "./routes/query.ts";
+import { checkoutScriptResponse } from "./routes/paywall.ts";
+import { CHECKOUT_SCRIPT_PATH } from "./checkout/bundle.ts";
 import { handleTable } from "./routes/table.ts";
 import { invalidHostResponse, ROUTER_OPTIONS } from "./routes/host.ts";
 import { createQueryService } from "./service/query-service.ts";
@@ -117,6 +119,8 @@ export function createApp(deps: AppDeps): App {
       withCors(request, response);
       return response;
     })
+    // The paywall page's script (routes/paywall.ts, ARCHITECTURE.md §15).
+    .get(CHECKOUT_SCRIPT_PATH, () => checkoutScriptResponse())
     .get("/api", discovery)
     .get("/api/", discovery)
     // Elysia gives a null parameter for a path segment that is not valid percent-encoding.

@@ -3,7 +3,7 @@
  * nullability, as read once at start-up (engines/sqlite/catalog.ts). SQL validation, Arrow encoding, the
  * routes and the dashboards all work from it; it depends on nothing but the config's types.
  */
-import type { ArrowKind, ColumnType } from "./arrow/types.ts";
+import type { ArrowKind, ColumnType, StructField } from "./arrow/types.ts";
 import type { TableConfig } from "./config/types.ts";
 
 export interface ColumnInfo {
@@ -17,6 +17,8 @@ export interface ColumnInfo {
   scale?: number;
   /** list: the type of its elements. */
   child?: ColumnType;
+  /** struct: its members, in order (arrow/types.ts). */
+  fields?: readonly StructField[];
   /**
    * The column is the table's rowid under another name: its values are the rowids, always
    * integers. Read from SQLite by engines/sqlite/catalog.ts (the one place that decides it): `INTEGER PRIMARY

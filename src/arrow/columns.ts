@@ -23,7 +23,7 @@ export type Cells = readonly Readonly<Record<PropertyKey, unknown>>[];
 
 export interface ColumnContext {
   kind: ArrowKind;
-  /** The column's full type (decimal128's precision and scale, list's element type). */
+  /** The column's full type (decimal128's precision and scale, list's element type, struct's members). */
   type: ColumnType;
   /** Where the column's value sits in a row: its position in an array, its name in an object. */
   key: number | string;
@@ -67,10 +67,11 @@ export interface ColumnPlan {
    */
   write(out: BatchBuffer, positions: readonly number[], first: number): number;
   /**
-   * A List's values: how many there are and their own plan. In the message their field node and
-   * buffers follow the column's own (depth first, as IPC orders nested fields).
+   * Nested fields: a List's values, a Struct's members, each with how many values it has and its
+   * own plan. In the message their field nodes and buffers follow the column's own, in order (depth
+   * first, as IPC orders nested fields).
    */
-  child?: { length: number; plan: ColumnPlan };
+  children?: readonly { length: number; plan: ColumnPlan }[];
 }
 
 export type ColumnPlanner = (rows: Cells, column: number, context: ColumnContext) => ColumnPlan;

@@ -25,13 +25,14 @@ import {
 } from "./fixed-width.ts";
 import { planBinary, planUtf8 } from "./variable-width.ts";
 import { listPlanner } from "./list.ts";
+import { structPlanner } from "./struct.ts";
 import { endOfStream, recordBatchMessage, schemaMessage } from "./ipc.ts";
 import { arrowTypeFor, type ArrowKind, type ColumnType } from "./types.ts";
 
 export { ValueDoesNotFit, type Row } from "./columns.ts";
 export { fitProblem, type FitOptions } from "./fit.ts";
 
-/** A result column: its name, its type (a ColumnType: kind, and precision/scale/child where the kind needs them), nullability. */
+/** A result column: its name, its type (a ColumnType: kind, and precision/scale/child/fields where the kind needs them), nullability. */
 export interface EncoderColumn extends ColumnType {
   name: string;
   nullable: boolean;
@@ -79,6 +80,7 @@ const planColumn: Record<ArrowKind, ColumnPlanner> = {
   timestamp_us: planTimestampMicros,
   timestamp_us_utc: planTimestampMicros,
   list: listPlanner((kind) => planColumn[kind]),
+  struct: structPlanner((kind) => planColumn[kind]),
 };
 
 /** The schema; throws a TypeError for a column type that lacks what its kind needs (types.ts). */

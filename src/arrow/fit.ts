@@ -10,7 +10,7 @@
  */
 import { hasSubMillisecondPrecision, parseIsoDate, parseIsoTimestamp } from "./datetime.ts";
 import { sqliteIntegerText, sqliteRealText } from "./sqlite-text.ts";
-import { DECIMAL128_MAX_PRECISION, type ArrowKind, type ColumnType } from "./types.ts";
+import { DECIMAL128_MAX_PRECISION, type ArrowKind, type ColumnType, type StructField } from "./types.ts";
 
 export interface FitOptions {
   /** The rows come from a bun:sqlite connection with `safeIntegers: true` (default true). */
@@ -27,9 +27,14 @@ export class Misfit {
 /**
  * What a non-null value becomes: int64/timestamp → number (safe integer) or bigint, date32 → days,
  * int16/int32 → number, decimal128 and the µs timestamps → bigint, list → an array of its elements'
- * values (null for a NULL element).
+ * values (null for a NULL element), struct → an object of its members' values (null for a NULL member).
  */
-export type ArrowValue = number | bigint | string | boolean | Uint8Array | readonly (ArrowValue | null)[];
+export type ArrowValue = number | bigint | string | boolean | Uint8Array | readonly (ArrowValue | null)[] | StructValue;
+
+/** A struct's value: a property per member, in the type's order. */
+export interface StructValue {
+  readonly [member: string]: ArrowValue | null;
+}
 
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
@@ -80,6 +85,8 @@ export function convertValue(type: ArrowKind | ColumnType, value: unknown, safeI
       return toMicroseconds(value, safeIntegers);
     case "list":
       return toList(value, safeIntegers, typeof type === "string" ? undefined : type.child);
+    case "struct":
+      return toStruct(value, safeIntegers, typeof type === "string" ? undefined : type.fields);
   }
 }
 
@@ -205,6 +212,32 @@ function toList(value: unknown, safeIntegers: boolean, child: ColumnType | undef
     elements[i] = converted;
   }
   return elements;
+}
+
+/**
+ * struct: a plain object with a property for every member (null for a NULL member), each fitting
+ * the member's type; the first misfit names its member. Other properties are not read.
+ */
+function toStruct(value: unknown, safeIntegers: boolean, fields: readonly StructField[] | undefined): ArrowValue | Misfit {
+  if (!isStructObject(value)) return new Misfit(`${describeValue(value, safeIntegers)} is not a struct`);
+  if (fields === undefined) throw new TypeError("a struct column needs its members (fields)");
+  const members: Record<string, ArrowValue | null> = {};
+  for (const field of fields) {
+    const member = Object.hasOwn(value, field.name) ? (value as Record<string, unknown>)[field.name] : undefined;
+    if (member === undefined) return new Misfit(`struct member '${field.name}': missing`);
+    const converted = member === null ? null : convertValue(field.type, member, safeIntegers);
+    if (converted instanceof Misfit) return new Misfit(`struct member '${field.name}': ${converted.detail}`);
+    // defineProperty: a member named __proto__ is a property like any other.
+    Object.defineProperty(members, field.name, { value: converted, enumerable: true, writable: true, configurable: true });
+  }
+  return members;
+}
+
+/** An object that can be a struct's value: not a list, a blob, a Date nor any other class's instance. */
+export function isStructObject(value: unknown): value is object {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 function toTimestamp(value: unknown, safeIntegers: boolean): ArrowValue | Misfit {

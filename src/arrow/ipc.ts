@@ -35,8 +35,8 @@ export function schemaMessage(schema: Schema): Uint8Array {
  * buffer (a whole small stream: schema, batch, end), each a multiple of 8 bytes long.
  */
 export function recordBatchMessage(length: number, columns: ColumnPlan[], frame?: { before: Uint8Array; after: Uint8Array }): Uint8Array {
-  // One field node per column, and per nested child after its parent (List values), depth first.
-  const nodes = columns.some((column) => column.child !== undefined) ? fieldNodes(columns, length) : null;
+  // One field node per column, and per nested child after its parent (List values, Struct members), depth first.
+  const nodes = columns.some((column) => column.children !== undefined) ? fieldNodes(columns, length) : null;
   const plans = nodes?.plans ?? columns;
   const lengths: number[] = [];
   for (const column of plans) lengths.push(...column.lengths);
@@ -74,7 +74,7 @@ function fieldNodes(columns: ColumnPlan[], length: number): { plans: ColumnPlan[
   const visit = (plan: ColumnPlan, nodeLength: number) => {
     plans.push(plan);
     lengths.push(nodeLength);
-    if (plan.child) visit(plan.child.plan, plan.child.length);
+    for (const child of plan.children ?? []) visit(child.plan, child.length);
   };
   for (const column of columns) visit(column, length);
   return { plans, lengths };

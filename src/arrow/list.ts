@@ -42,13 +42,13 @@ export function listPlanner(planFor: (kind: ArrowKind) => ColumnPlanner): Column
         writeValidityAndOffsets(out, positions, first, validity, offsets);
         return validity.nullCount;
       },
-      child: { length: elements.length, plan: guardedPlan(childPlan, rescan) },
+      children: [{ length: elements.length, plan: guardedPlan(childPlan, rescan) }],
     };
   };
 }
 
 /** The first misfit of the column in row order, with the detail `fitProblem` gives. */
-function firstMisfit(rows: Cells, column: number, context: ColumnContext): ValueDoesNotFit | null {
+export function firstMisfit(rows: Cells, column: number, context: ColumnContext): ValueDoesNotFit | null {
   const options = { nullable: context.nullable, safeIntegers: context.safeIntegers };
   for (let r = 0; r < rows.length; r++) {
     const detail = fitProblem(context.type, rows[r]![context.key], options);
@@ -57,7 +57,7 @@ function firstMisfit(rows: Cells, column: number, context: ColumnContext): Value
   return null;
 }
 
-function guarded<T>(action: () => T, rescan: () => ValueDoesNotFit | null): T {
+export function guarded<T>(action: () => T, rescan: () => ValueDoesNotFit | null): T {
   try {
     return action();
   } catch (error) {
@@ -66,11 +66,11 @@ function guarded<T>(action: () => T, rescan: () => ValueDoesNotFit | null): T {
   }
 }
 
-/** The plan, its child's and theirs: a misfit written anywhere below names the list's row. */
-function guardedPlan(plan: ColumnPlan, rescan: () => ValueDoesNotFit | null): ColumnPlan {
+/** The plan, its children's and theirs: a misfit written anywhere below names the list's (or struct's) row. */
+export function guardedPlan(plan: ColumnPlan, rescan: () => ValueDoesNotFit | null): ColumnPlan {
   return {
     lengths: plan.lengths,
     write: (out, positions, first) => guarded(() => plan.write(out, positions, first), rescan),
-    ...(plan.child ? { child: { length: plan.child.length, plan: guardedPlan(plan.child.plan, rescan) } } : {}),
+    ...(plan.children ? { children: plan.children.map((child) => ({ length: child.length, plan: guardedPlan(child.plan, rescan) })) } : {}),
   };
 }

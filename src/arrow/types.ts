@@ -15,6 +15,7 @@ import {
   Int32,
   Int64,
   List,
+  Struct,
   TimeUnit,
   Timestamp,
   Utf8,
@@ -28,20 +29,28 @@ export type SqliteKind = "int64" | "utf8" | "binary" | "float64" | "bool" | "dat
  * Every kind (DESIGN §14): SQLite's, and Int16, Int32, Float32, Decimal128(p, s) (the unscaled
  * value as a bigint), Timestamp(µs) without a zone (a wall-clock time: PostgreSQL `timestamp`),
  * Timestamp(µs, "UTC") (an instant: `timestamptz`), List<child> (a JS array of child values, each
- * of which may be null).
+ * of which may be null), Struct<fields> (a JS object with a property per member, each of which may be
+ * null; DuckDB's STRUCT).
  */
-export type ArrowKind = SqliteKind | "int16" | "int32" | "float32" | "decimal128" | "timestamp_us" | "timestamp_us_utc" | "list";
+export type ArrowKind = SqliteKind | "int16" | "int32" | "float32" | "decimal128" | "timestamp_us" | "timestamp_us_utc" | "list" | "struct";
 
 /**
  * A column's full type: its kind, and what the kind needs beside it (decimal128: precision 1..38 and
- * scale 0..precision; list: the element's type). EncoderColumn and the catalog's ColumnInfo are
- * ColumnTypes.
+ * scale 0..precision; list: the element's type; struct: its members, in order). EncoderColumn and
+ * the catalog's ColumnInfo are ColumnTypes.
  */
 export interface ColumnType {
   kind: ArrowKind;
   precision?: number;
   scale?: number;
   child?: ColumnType;
+  fields?: readonly StructField[];
+}
+
+/** A member of a struct: its name and type (any ColumnType, nested ones included); always nullable. */
+export interface StructField {
+  name: string;
+  type: ColumnType;
 }
 
 /** The largest precision of a Decimal128. */
@@ -73,6 +82,15 @@ export function checkColumnType(type: ColumnType): void {
   } else if (type.kind === "list") {
     if (type.child === undefined) throw new TypeError("a list column needs the type of its elements (child)");
     checkColumnType(type.child);
+  } else if (type.kind === "struct") {
+    const fields = type.fields;
+    if (!Array.isArray(fields) || fields.length === 0) throw new TypeError("a struct column needs its members (fields), at least one");
+    const names = new Set<string>();
+    for (const field of fields) {
+      if (typeof field.name !== "string" || names.has(field.name)) throw new TypeError(`a struct column's members need distinct names, got ${JSON.stringify(field.name)} twice or not a string`);
+      names.add(field.name);
+      checkColumnType(field.type);
+    }
   }
 }
 
@@ -111,5 +129,8 @@ export function arrowTypeFor(type: ArrowKind | ColumnType): DataType {
     case "list":
       checkColumnType(column);
       return new List(new Field("item", arrowTypeFor(column.child!), true));
+    case "struct":
+      checkColumnType(column);
+      return new Struct(column.fields!.map((field) => new Field(field.name, arrowTypeFor(field.type), true)));
   }
 }

@@ -68,7 +68,7 @@ export function resolveConfig(raw: unknown, opts: { baseDir: string; env?: Env }
   const dashboards = config.dashboards === undefined ? undefined : resolveDashboards(config.dashboards, tableNames, baseDir, problems, schemaSold);
 
   const databases = resolveSources(config.database, config.databases, baseDir, problems);
-  assignSources(tables, config.tables, databases, problems);
+  assignSources(tables, config.tables, databases, baseDir, problems);
   const payment = sectionOf(config.payment);
   const ledger = sectionOf(config.ledger);
   const limits = sectionOf(config.limits);

@@ -122,6 +122,7 @@ export const TableSchema = Type.Object(
     name: NonEmpty("the table's (or view's) name in the database"),
     database: Type.Optional(NonEmpty("the source the table is served from (a key of databases:)")),
     source: Type.Optional(NonEmpty("the table's name in its source, when it differs (PostgreSQL: table or schema.table)")),
+    files: Type.Optional(NonEmpty("DuckDB sources: the Parquet, CSV or NDJSON files the table is served from (a path or a glob)")),
     description: Type.Optional(Text("what the table holds")),
     columns: Type.Optional(Type.Record(Type.String(), Text("column description"), { description: "descriptions by column name" })),
     // Each entry is checked against PRICE_TAG_SCHEMAS[entry.type] (see price-tags.ts).

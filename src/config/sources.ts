@@ -1,12 +1,15 @@
 /**
  * The sources of tables (DESIGN.md §14): `database: { sqlite: ./file.sqlite }`, the one-file form,
  * is the source named `main`; `databases:` names several, each one SQLite file or one PostgreSQL
- * database. Exactly one of the two keys. A table says which source serves it (`database:`,
- * required once there are several) and, for PostgreSQL, its name there (`source:`).
+ * database or one DuckDB database (a file opened read-only, or ":memory:"). Exactly one of the two
+ * keys. A table says which source serves it (`database:`, required once there are several) and,
+ * for PostgreSQL and DuckDB, its name there (`source:`) or, for DuckDB, the files it is read from
+ * (`files:`, table-files.ts).
  */
 import { resolve } from "node:path";
 import { checkPostgresUrl } from "./ledger.ts";
 import { describeKind, isRecord, type Problems } from "./problems.ts";
+import { resolveTableFiles } from "./table-files.ts";
 import type { SourceConfig, TableConfig } from "./types.ts";
 
 /** The one-file form's source. */
@@ -19,7 +22,11 @@ const PG_EXAMPLE = "postgres://reader:${PG_PASSWORD}@db.internal:5432/market";
 const KEYS: Record<SourceConfig["engine"], string[]> = {
   sqlite: ["sqlite"],
   postgres: ["postgres", "schema", "max_connections"],
+  duckdb: ["duckdb"],
 };
+const ENGINES_WRITTEN = "sqlite: <path>, postgres: <url> or duckdb: <path>";
+/** A DuckDB source with no database file: its tables are all served from files. */
+export const DUCKDB_MEMORY = ":memory:";
 
 export function resolveSources(database: unknown, databases: unknown, baseDir: string, problems: Problems): Record<string, SourceConfig> {
   if (database !== undefined && databases !== undefined) {
@@ -49,12 +56,12 @@ function resolveSource(name: string, entry: unknown, baseDir: string, problems: 
   const at = ["databases", name];
   if (!NAME.test(name)) problems.add(at, "is not a usable source name: letters, digits, _ and -, starting with a letter or _");
   if (!isRecord(entry)) {
-    problems.add(at, `got ${describeKind(entry)}; write sqlite: <path> or postgres: <url>`);
+    problems.add(at, `got ${describeKind(entry)}; write ${ENGINES_WRITTEN}`);
     return undefined;
   }
   const engines = (Object.keys(KEYS) as SourceConfig["engine"][]).filter((engine) => entry[engine] !== undefined);
   if (engines.length !== 1) {
-    problems.add(at, engines.length === 0 ? "names no engine: write sqlite: <path> or postgres: <url>" : `names ${engines.join(" and ")}: keep one`);
+    problems.add(at, engines.length === 0 ? `names no engine: write ${ENGINES_WRITTEN}` : `names ${engines.join(" and ")}: keep one`);
     return undefined;
   }
   const engine = engines[0]!;
@@ -63,10 +70,12 @@ function resolveSource(name: string, entry: unknown, baseDir: string, problems: 
   }
   const value = entry[engine];
   if (typeof value !== "string" || value === "") {
-    problems.add([...at, engine], `got ${describeKind(value)}; write ${engine === "sqlite" ? "the path of the file" : `a URL, e.g. ${PG_EXAMPLE}`}`);
+    const expected = { sqlite: "the path of the file", postgres: `a URL, e.g. ${PG_EXAMPLE}`, duckdb: `the path of a DuckDB file, or "${DUCKDB_MEMORY}" for tables served from files only` };
+    problems.add([...at, engine], `got ${describeKind(value)}; write ${expected[engine]}`);
     return undefined;
   }
   if (engine === "sqlite") return { engine, path: resolve(baseDir, value) };
+  if (engine === "duckdb") return { engine, path: value === DUCKDB_MEMORY ? DUCKDB_MEMORY : resolve(baseDir, value) };
   if (!checkPostgresUrl(value, [...at, engine], problems, PG_EXAMPLE)) return undefined;
   const schema = entry.schema ?? DEFAULT_SCHEMA;
   if (typeof schema !== "string" || schema === "") {
@@ -81,8 +90,8 @@ function resolveSource(name: string, entry: unknown, baseDir: string, problems: 
   return { engine, url: value, schema, maxConnections: max };
 }
 
-/** Checks each table's `database:` and `source:` against the sources; fills in their defaults. */
-export function assignSources(tables: TableConfig[], rawTables: unknown, sources: Record<string, SourceConfig>, problems: Problems): void {
+/** Checks each table's `database:`, `source:` and `files:` against the sources; fills in their defaults. */
+export function assignSources(tables: TableConfig[], rawTables: unknown, sources: Record<string, SourceConfig>, baseDir: string, problems: Problems): void {
   const names = Object.keys(sources);
   const raw = Array.isArray(rawTables) ? rawTables : [];
   tables.forEach((table, index) => {
@@ -101,6 +110,20 @@ export function assignSources(tables: TableConfig[], rawTables: unknown, sources
       problems.add([...at, "source"], "is for tables of other engines; a SQLite table is served under its own name: remove source:, or rename the table");
     }
     table.source = source ?? table.name;
+    const files = typeof entry.files === "string" ? entry.files : undefined;
+    const engine = sources[table.database]?.engine;
+    if (files !== undefined) {
+      if (engine !== undefined && engine !== "duckdb") {
+        problems.add([...at, "files"], `is for tables of DuckDB sources; '${table.database}' is a ${engine} source: name a source with duckdb: <path or ":memory:">, or remove files:`);
+      } else if (source !== undefined) {
+        problems.add([...at, "source"], "and files: are both set; a table is read from a table of its source or from files: keep one");
+      } else {
+        const resolved = resolveTableFiles(files, baseDir, [...at, "files"], problems);
+        if (resolved !== undefined) table.files = resolved;
+      }
+    } else if (engine === "duckdb" && (sources[table.database] as { path: string }).path === DUCKDB_MEMORY) {
+      problems.add([...at, "files"], `is required: the source '${table.database}' is ":memory:", which holds no table; write files: ./data/*.parquet, or a DuckDB file as databases.${table.database}.duckdb`);
+    }
   });
 }
 

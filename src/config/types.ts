@@ -19,6 +19,11 @@ export type SourceConfig =
       schema: string;
       /** Connections per process. */
       maxConnections: number;
+    }
+  | {
+      engine: "duckdb";
+      /** Absolute path of a DuckDB database file, opened read-only, or ":memory:" (tables from files only). */
+      path: string;
     };
 export type Network = `eip155:${number}`;
 
@@ -83,10 +88,21 @@ export interface TableConfig {
   database: string;
   /** Its name in that source (the table's name unless `source:` says otherwise). */
   source: string;
+  /** DuckDB sources only: the table is served from these files (DESIGN.md §14), not from a table of the source. */
+  files?: TableFiles;
   description: string;
   /** Optional column descriptions, by column name. */
   columns: Record<string, string>;
   priceTags: PriceTag[];
+}
+
+/** A table's `files:` (DESIGN.md §14): Parquet, CSV or NDJSON files, by their extension. */
+export interface TableFiles {
+  /** As configured, resolved against the config's folder (it may be a glob). */
+  pattern: string;
+  format: "parquet" | "csv" | "ndjson";
+  /** The files the pattern matched when the config was read, sorted: the only files the table reads. */
+  paths: string[];
 }
 
 export interface DashboardEntry {

@@ -1,6 +1,6 @@
 /**
- * Build-time bundling of the dashboard browser code (browser/main.ts + apache-arrow + Observable
- * Plot → one minified ES module). Imported only as a Bun macro (`with { type: "macro" }`), so it
+ * Build-time bundling of browser code into one minified ES module: the dashboards' (browser/main.ts +
+ * apache-arrow + Observable Plot) and the checkout's (checkout/browser/main.ts + the x402 client). Imported only as a Bun macro (`with { type: "macro" }`), so it
  * runs when the importing file is transpiled — by `bun test`, `bun src/main.ts` and
  * `bun build --compile` alike — and its result is inlined as a string. The compiled executable
  * therefore carries the bundle and needs no node_modules (ARCHITECTURE.md §7). A macro may not call
@@ -8,14 +8,14 @@
  */
 import { join } from "node:path";
 
-export function buildBrowserBundle(): string {
-  const entry = join(import.meta.dir, "browser", "main.ts");
+export function buildBrowserBundle(entryInSrc = "dashboards/browser/main.ts"): string {
+  const entry = join(import.meta.dir, "..", entryInSrc);
   const result = Bun.spawnSync(
     [process.execPath, "build", entry, "--target=browser", "--format=esm", "--minify"],
     { stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } },
   );
   if (result.exitCode !== 0) {
-    throw new Error(`Bundling the dashboard browser code failed:\n${result.stderr.toString()}`);
+    throw new Error(`Bundling ${entryInSrc} for the browser failed:\n${result.stderr.toString()}`);
   }
   return result.stdout.toString();
 }

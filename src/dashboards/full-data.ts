@@ -3,9 +3,13 @@
  * commands for the query endpoint (ARCHITECTURE.md §4, §6) in every format it serves, compressed
  * (§13), and how to reach the same data from an MCP client (§12). Commands are quoted for a POSIX
  * shell, the MCP snippet is written by JSON.stringify, and everything goes through escapeHtml:
- * the SQL, the table's name and the base URL come from the config.
+ * the SQL, the table's name and the base URL come from the config. First comes "Buy here", the
+ * checkout that pays with the wallet in the browser (checkout/panel.ts, ARCHITECTURE.md §15).
  */
 import type { TableInfo } from "../catalog.ts";
+import { renderCheckout } from "../checkout/panel.ts";
+import { queryCheckout } from "../checkout/setup.ts";
+import type { Config } from "../config/types.ts";
 import { FORMATS, type FormatName } from "../formats/registry.ts";
 import { escapeHtml } from "./html.ts";
 import { queriesArePaid } from "../payment/terms.ts";
@@ -19,6 +23,8 @@ export interface FullDataOptions {
   sampled: boolean;
   /** limits.mcp_max_rows: the most rows one MCP `query` call returns. */
   mcpMaxRows: number;
+  /** The config's tokens, for the "Buy here" checkout (ARCHITECTURE.md §15); without them, no checkout. */
+  tokens?: Config["tokens"];
 }
 
 const BARE_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -108,6 +114,7 @@ export function renderFullDataPanel(table: TableInfo, options: FullDataOptions):
 <h2 id="full-data-heading">Get the full data</h2>
 <p>The charts above are drawn from ${options.sampled ? "a sample" : "a snapshot taken when this page was generated"}. Query the whole table <code>${escapeHtml(table.name)}</code> with SQL, as Apache Arrow, CSV, JSON, NDJSON or Parquet, at the same price in every format.</p>
 ${priceHtml}
+${options.tokens === undefined ? "" : renderCheckout(queryCheckout({ tokens: options.tokens }, table.name, sql), { headingLevel: 3, noScript: "The commands below do not." })}
 <h3>With the arrow402 client</h3>
 ${code(cli)}
 ${cliNote}

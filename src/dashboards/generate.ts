@@ -11,6 +11,7 @@ import { ConfigError } from "../errors.ts";
 import type { Catalog } from "../catalog.ts";
 import type { TableEngine } from "../engines/engine.ts";
 import { BROWSER_BUNDLE } from "./browser-bundle.ts";
+import { CHECKOUT_BUNDLE } from "../checkout/bundle.ts";
 import { planCharts, type DashboardPlan } from "./chart-plan.ts";
 import { renderDashboardPage } from "./dashboard-page.ts";
 import { moveToBackup, pathExists, writeFileAtomically, writeTemporaryFolder, type FolderFiles } from "./folders.ts";
@@ -73,11 +74,11 @@ async function dashboardFiles(opts: GenerateOptions, entry: DashboardEntry): Pro
     previewRows: PREVIEW_ROWS,
     rowsPerSampleRow: snapshot.sampled && snapshot.rows.length > 0 ? snapshot.totalRows / snapshot.rows.length : 1,
   };
-  const page = renderDashboardPage({ entry, table, snapshot, plan, baseUrl: config.server.baseUrl, mcpMaxRows: config.limits.mcpMaxRows });
+  const page = renderDashboardPage({ entry, table, snapshot, plan, baseUrl: config.server.baseUrl, mcpMaxRows: config.limits.mcpMaxRows, tokens: config.tokens });
   // snapshot.arrow is served to anyone: a sample of a paid table is its free preview, the whole of it is the table.
   const whole = !snapshot.sampled && snapshot.totalRows > 0 && queriesArePaid(table.config.priceTags);
   return {
-    files: { "index.html": page, "style.css": styleSheet, "dashboard.js": BROWSER_BUNDLE, "snapshot.arrow": snapshot.arrow },
+    files: { "index.html": page, "style.css": styleSheet, "dashboard.js": BROWSER_BUNDLE, "checkout.js": CHECKOUT_BUNDLE, "snapshot.arrow": snapshot.arrow },
     summary: `${snapshot.rows.length} of ${snapshot.totalRows} rows of '${table.name}', ${plan.charts.length} charts`,
     ...(whole
       ? { warning: `note: the snapshot of ${entry.slug} holds every row of '${table.name}' (${snapshot.totalRows}), whose queries are paid: anyone can download them free from /${entry.slug}/snapshot.arrow: remove the dashboard if that is not intended` }

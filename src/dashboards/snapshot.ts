@@ -42,9 +42,9 @@ export function timeColumnOf(table: TableInfo): ColumnInfo | undefined {
 export async function takeSnapshot(engine: TableEngine, table: TableInfo, cap = SNAPSHOT_ROW_CAP, now = new Date()): Promise<Snapshot> {
   const time = timeColumnOf(table);
   const { rows, totalRows, sampled } = await engine.sample(table, cap, time?.name ?? null);
-  // Every value fits its column (the engine checked it): the columns' full types, decimals' scales and lists' elements included.
+  // Every value fits its column (the engine checked it): the columns' full types, decimals' scales, lists' elements and structs' members included.
   const stream = encodeRowsToIpc(
-    table.columns.map(({ name, kind, precision, scale, child, nullable }) => ({ name, kind, precision, scale, child, nullable })),
+    table.columns.map(({ name, kind, precision, scale, child, fields, nullable }) => ({ name, kind, precision, scale, child, fields, nullable })),
     rows,
   );
   const arrow = tableToIPC(tableFromIPC(stream), "file");

@@ -8,6 +8,7 @@ import type { Config, SourceConfig } from "../config/types.ts";
 import { ConfigError } from "../errors.ts";
 import { foldCase } from "../identifiers.ts";
 import type { TableEngine } from "./engine.ts";
+import { DuckDBEngine } from "./duckdb/engine.ts";
 import { PostgresEngine } from "./postgres/engine.ts";
 import { SqliteEngine } from "./sqlite/engine.ts";
 
@@ -34,6 +35,8 @@ function openEngine(name: string, source: SourceConfig, config: Config, options:
       return new SqliteEngine(source.path, config.limits, options.workers);
     case "postgres":
       return new PostgresEngine({ name, url: source.url, schema: source.schema, maxConnections: source.maxConnections }, config.limits);
+    case "duckdb":
+      return new DuckDBEngine({ name, path: source.path, tables: config.tables.filter((table) => table.database === name) }, config.limits);
   }
 }
 

@@ -28,10 +28,10 @@ export function csvField(text: string): string {
 }
 
 const layout: TextLayout = {
-  // Only text and lists (JSON arrays) can hold a comma, a quote or a line break (numbers, ISO dates
-  // and base64 cannot); text and blobs can be empty, which must not read as NULL.
+  // Only text, lists and structs (JSON arrays and objects) can hold a comma, a quote or a line break
+  // (numbers, ISO dates and base64 cannot); text and blobs can be empty, which must not read as NULL.
   cell: (kind, form) =>
-    kind === "utf8" || kind === "binary" || kind === "list"
+    kind === "utf8" || kind === "binary" || kind === "list" || kind === "struct"
       ? (value) => {
           const text = form(value);
           return typeof text === "string" ? csvField(text) : text;

@@ -6,7 +6,7 @@
  * int64 is a number while it is a safe integer and a string of its exact digits beyond (DESIGN §16,
  * formats/json.ts), a decimal always a string of its exact digits; dates and timestamps are
  * ISO-8601 strings, blobs base64 strings, ±Infinity `1e999` / `-1e999` (a `JSON.rawJSON`, so that
- * `JSON.stringify` writes them as the format does), lists arrays of such values.
+ * `JSON.stringify` writes them as the format does), lists arrays of such values, structs objects.
  */
 import type { EncoderColumn, Row } from "../arrow/encode.ts";
 import type { ArrowKind } from "../arrow/types.ts";
@@ -19,7 +19,7 @@ export interface RawJson {
   readonly rawJSON: string;
 }
 
-export type JsonCell = string | number | boolean | null | RawJson | JsonCell[];
+export type JsonCell = string | number | boolean | null | RawJson | JsonCell[] | { [member: string]: JsonCell };
 
 const rawJSON = (JSON as unknown as { rawJSON(text: string): RawJson }).rawJSON;
 
@@ -42,7 +42,7 @@ const STRING_KINDS = new Set<ArrowKind>(["utf8", "binary", "date32", "timestamp"
 export function createJsonValues(columns: EncoderColumn[], options: FormatOptions = {}) {
   const render = lineRenderer(columns, options, layout);
   const parse = columns.map((column) =>
-    STRING_KINDS.has(column.kind) ? parseString : column.kind === "int64" ? parseInteger : column.kind === "list" ? parseList : parseOther,
+    STRING_KINDS.has(column.kind) ? parseString : column.kind === "int64" ? parseInteger : column.kind === "list" || column.kind === "struct" ? parseNested : parseOther,
   );
   return (rows: readonly Row[], firstRowIndex = 0): JsonCell[][] =>
     render(rows, firstRowIndex).map((line) => line.split(SEPARATOR).map((text, c) => parse[c]!(text)));
@@ -67,8 +67,11 @@ function parseOther(text: string): JsonCell {
   return typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0)) ? rawJSON(text) : value;
 }
 
-/** A list's JSON array, its floats kept as the format writes them (-0, `1e999`) as in `parseOther`. */
-function parseList(text: string): JsonCell {
+/**
+ * A list's JSON array or a struct's JSON object, its floats kept as the format writes them (-0,
+ * `1e999`) as in `parseOther`. JSON.parse makes a member named `__proto__` an own property.
+ */
+function parseNested(text: string): JsonCell {
   return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
     typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0)) ? rawJSON(context?.source ?? String(value)) : value,
   ) as JsonCell;

@@ -17,7 +17,7 @@
  * milliseconds, or microseconds for the other engines' (text-values.ts). Other engines' kinds:
  * int16/int32 numbers, float32 its shortest text as a number, a decimal128 always a string of its
  * exact digits at the column's scale (`"12.3400"`, DESIGN §16), a list a JSON array of its
- * elements written as their own kind is.
+ * elements written as their own kind is, a struct a JSON object of its members written so.
  */
 import type { EncoderColumn } from "../arrow/encode.ts";
 import type { ArrowKind } from "../arrow/types.ts";
@@ -62,6 +62,8 @@ export const jsonCell: Record<ArrowKind, (form: TextForm) => TextForm> = {
   timestamp_us_utc: quoted,
   // Already the JSON array of its elements (text-values.ts).
   list: (form) => form,
+  // Already the JSON object of its members.
+  struct: (form) => form,
 };
 
 function quoted(form: TextForm): TextForm {

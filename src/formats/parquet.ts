@@ -11,8 +11,9 @@
  * up to 18, else FIXED_LEN_BYTE_ARRAY of the fewest bytes that hold p digits (as arrow-rs and
  * pyarrow write them); timestamp_us INT64 TIMESTAMP(MICROS) not adjusted to UTC, timestamp_us_utc
  * adjusted; list the standard three-level LIST (`<name>` LIST group, `list` repeated group,
- * `element` optional), nested lists as lists of lists. List columns carry no statistics: the writer
- * would count an empty or NULL list as a null element, a count readers use to skip row groups.
+ * `element` optional), nested lists as lists of lists; struct a group of its members, each optional
+ * (lists of structs and structs of lists nest so). List and struct columns carry no statistics: the
+ * writer would count an empty or NULL list as a null element, a count readers use to skip row groups.
  * Pages are compressed with ZSTD (Bun's native zstd, level 3), which pyarrow, DuckDB, Polars, Spark
  * and arrow-rs read.
  *
@@ -44,7 +45,7 @@
 import { ByteWriter, ParquetWriter, type SchemaElement } from "hyparquet-writer";
 import { fitProblem, ValueDoesNotFit, type EncoderColumn, type Row } from "../arrow/encode.ts";
 import { parseIsoDate, parseIsoTimestamp } from "../arrow/datetime.ts";
-import { convertValue, DECIMAL_LIMITS, INT64_MAX, INT64_MIN, Misfit, type ArrowValue } from "../arrow/fit.ts";
+import { convertValue, DECIMAL_LIMITS, INT64_MAX, INT64_MIN, isStructObject, Misfit, type ArrowValue, type StructValue } from "../arrow/fit.ts";
 import { checkColumnType, type ArrowKind, type ColumnType } from "../arrow/types.ts";
 import { VERSION } from "../version.ts";
 import type { FormatEncoder, FormatOptions } from "./encoder.ts";
@@ -120,6 +121,8 @@ function schemaElements(type: ColumnType, name: string, nullable: boolean): Sche
         { name: "list", repetition_type: "REPEATED", num_children: 1 },
         ...schemaElements(type.child!, "element", true),
       ];
+    case "struct":
+      return [{ ...base, num_children: type.fields!.length }, ...type.fields!.flatMap((field) => schemaElements(field.type, field.name, true))];
   }
 }
 
@@ -149,13 +152,33 @@ const parquetValue: Record<ArrowKind, (value: ArrowValue) => unknown> = {
   list: () => {
     throw new Error("a list is converted element by element (parquetConverter)");
   },
+  struct: () => {
+    throw new Error("a struct is converted member by member (parquetConverter)");
+  },
 };
 
-/** A column's conversion from its Arrow value: a list's converts each element by its child's. */
+/**
+ * A column's conversion from its Arrow value: a list's converts each element by its child's, a
+ * struct's each member by the member's (hyparquet-writer reads a struct's members by name).
+ */
 function parquetConverter(type: ColumnType): (value: ArrowValue) => unknown {
-  if (type.kind !== "list") return parquetValue[type.kind];
-  const element = parquetConverter(type.child!);
-  return (value) => (value as readonly (ArrowValue | null)[]).map((x) => (x === null ? null : element(x)));
+  if (type.kind === "list") {
+    const element = parquetConverter(type.child!);
+    return (value) => (value as readonly (ArrowValue | null)[]).map((x) => (x === null ? null : element(x)));
+  }
+  if (type.kind === "struct") {
+    const members = type.fields!.map((field) => ({ name: field.name, convert: parquetConverter(field.type) }));
+    return (value) => {
+      const struct = value as StructValue;
+      const out: Record<string, unknown> = {};
+      for (const { name, convert } of members) {
+        const member = struct[name] ?? null;
+        Object.defineProperty(out, name, { value: member === null ? null : convert(member), enumerable: true });
+      }
+      return out;
+    };
+  }
+  return parquetValue[type.kind];
 }
 
 /** The common values, converted without `convertValue` (which agrees with them); undefined otherwise. */
@@ -183,16 +206,24 @@ const fastValue: Record<ArrowKind, (value: unknown) => unknown> = {
   timestamp_us: (v) => (typeof v === "bigint" && v >= INT64_MIN && v <= INT64_MAX ? v : undefined),
   timestamp_us_utc: (v) => (typeof v === "bigint" && v >= INT64_MIN && v <= INT64_MAX ? v : undefined),
   list: () => undefined,
+  struct: () => undefined,
 };
 
-/** What a list's values count towards a row group's bytes: its elements as other values count. */
-function listBytes(value: unknown): number {
-  if (!Array.isArray(value)) return 8;
-  let bytes = 8;
-  for (const element of value as unknown[]) {
-    bytes += typeof element === "string" ? element.length : element instanceof Uint8Array ? element.byteLength : Array.isArray(element) ? listBytes(element) : 8;
+/** What a value counts towards a row group's bytes: text and blobs their length, a list's elements and a struct's members as other values count, anything else 8. */
+function valueBytes(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (Array.isArray(value)) {
+    let bytes = 8;
+    for (const element of value as unknown[]) bytes += valueBytes(element);
+    return bytes;
   }
-  return bytes;
+  if (isStructObject(value)) {
+    let bytes = 8;
+    for (const member of Object.values(value)) bytes += valueBytes(member);
+    return bytes;
+  }
+  return 8;
 }
 
 const CREATED_BY = `arrow402 version ${VERSION}`;
@@ -253,7 +284,7 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
       columnData: columns.map((column, c) => ({
         name: column.name,
         data: pending[c]!,
-        statistics: column.kind !== "utf8" && column.kind !== "binary" && column.kind !== "list",
+        statistics: column.kind !== "utf8" && column.kind !== "binary" && column.kind !== "list" && column.kind !== "struct",
       })),
       rowGroupSize: pendingRows,
     });
@@ -270,7 +301,7 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
       const key = keys[c]!;
       const fast = fastValue[column.kind];
       const toParquet = converters[c]!;
-      const isList = column.kind === "list";
+      const isNested = column.kind === "list" || column.kind === "struct";
       const values: unknown[] = new Array(rows.length);
       for (let r = 0; r < rows.length; r++) {
         const value = records[r]![key];
@@ -288,7 +319,7 @@ export function createParquetEncoder(columns: EncoderColumn[], options: FormatOp
           parquet = result === null ? null : toParquet(result);
         }
         values[r] = parquet;
-        pendingBytes += isList ? listBytes(value) : typeof value === "string" ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
+        pendingBytes += isNested ? valueBytes(value) : typeof value === "string" ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
       }
       return values;
     });

@@ -18,10 +18,11 @@
  * | timestamp_us | `YYYY-MM-DDTHH:MM:SS.ffffff` (a wall-clock time: no zone) |
  * | timestamp_us_utc | `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC, microseconds)   |
  * | list      | the JSON array of its elements, each as the JSON format writes it (`[1,null,"2024-01-01"]`) |
+ * | struct    | the JSON object of its members, in the type's order, each as the JSON format writes it (`{"a":1,"b":null}`) |
  *
  * Common values take a fast path that agrees with `convertValue`; anything else goes through it.
  */
-import { convertValue, INT64_MAX, INT64_MIN, Misfit, type ArrowValue } from "../arrow/fit.ts";
+import { convertValue, INT64_MAX, INT64_MIN, Misfit, type ArrowValue, type StructValue } from "../arrow/fit.ts";
 import { parseIsoTimestamp } from "../arrow/datetime.ts";
 import type { ArrowKind, ColumnType } from "../arrow/types.ts";
 import { decimalText } from "./decimal.ts";
@@ -93,12 +94,14 @@ export function textForms(safeIntegers: boolean): Record<ArrowKind, (type: Colum
     timestamp_us: (type) => converted(type, (micros) => isoMicroseconds(micros as bigint, false)),
     timestamp_us_utc: (type) => converted(type, (micros) => isoMicroseconds(micros as bigint, true)),
     list: (type) => converted(type, (elements) => jsonValueText(type, elements)),
+    struct: (type) => converted(type, (members) => jsonValueText(type, members)),
   };
 }
 
 /**
  * The JSON text of a value `convertValue` made (DESIGN §16): the JSON format's text of each kind,
- * written here for the elements of lists, which the text formats write as JSON arrays. int64 is a
+ * written here for the elements of lists and the members of structs, which the text formats write
+ * as JSON arrays and objects. int64 is a
  * number while it is a safe integer and a string of its digits beyond, a decimal always a string;
  * dates, timestamps and blobs are strings; floats numbers, ±Infinity `1e999` / `-1e999`.
  */
@@ -138,6 +141,15 @@ export function jsonValueText(type: ColumnType, value: ArrowValue): string {
         text += (i === 0 ? "" : ",") + (element === null ? "null" : jsonValueText(type.child!, element));
       }
       return `${text}]`;
+    }
+    case "struct": {
+      const members = value as StructValue;
+      let text = "{";
+      type.fields!.forEach((field, i) => {
+        const member = members[field.name] ?? null;
+        text += `${i === 0 ? "" : ","}${JSON.stringify(field.name)}:${member === null ? "null" : jsonValueText(field.type, member)}`;
+      });
+      return `${text}}`;
     }
   }
 }

@@ -12,7 +12,8 @@
  * unsigned 64-bit integers like int64, Decimal (PostgreSQL numeric(p,s), DuckDB HUGEINT as
  * Decimal128(38,0)) always as a string of its exact digits at the column's scale
  * (formats/decimal.ts), Int16/Int32 numbers, Float32 its shortest text as a number, Timestamp(µs)
- * ISO-8601 with microseconds (`Z` only with a zone), List an array of its elements read the same way.
+ * ISO-8601 with microseconds (`Z` only with a zone), List an array of its elements read the same way,
+ * Struct an object of its members read the same way.
  *
  * Int64, Decimal, Date32 and Timestamp values are read from the column's buffers rather than through
  * apache-arrow's `get`, which turns timestamps into numbers, throws beyond 2^53 and gives a
@@ -72,6 +73,18 @@ function cellReader(type: DataType): CellReader {
     return (vector, i) => {
       const elements = vector.get(i) as Vector;
       return Array.from({ length: elements.length }, (_, j) => (elements.isValid(j) ? element(elements, j) : null));
+    };
+  }
+  if (DataType.isStruct(type)) {
+    const members = type.children.map((field, m) => ({ name: field.name, m, read: cellReader(field.type) }));
+    return (vector, i) => {
+      const cell: { [member: string]: JsonCell } = {};
+      for (const { name, m, read } of members) {
+        const child = vector.getChildAt(m)!;
+        // defineProperty: a member named __proto__ is a property like any other.
+        Object.defineProperty(cell, name, { value: child.isValid(i) ? read(child, i) : null, enumerable: true, writable: true, configurable: true });
+      }
+      return cell;
     };
   }
   return READERS[String(type).split("<")[0]!] ?? viaGet;

@@ -9,6 +9,7 @@ const EXACT = new Map<string, string>([
   ["/api", "/api/"],
   ["/api/", "/api/"],
   ["/api/query", "/api/query"],
+  ["/api/checkout.js", "/api/checkout.js"],
   ["/healthz", "/healthz"],
   ["/readyz", "/readyz"],
   ["/metrics", "/metrics"],

@@ -5,7 +5,8 @@
  * answer into a response: the result (with PAYMENT-RESPONSE when paid) or the 402 (its body, and
  * the same JSON in PAYMENT-REQUIRED). The paid resource is the canonical URL of the SQL
  * (service/resource-url.ts): a query costs the same and is paid once whatever form it is delivered
- * in, and however its URL was encoded.
+ * in, and however its URL was encoded. A browser's navigation gets the 402 as the paywall page
+ * (routes/paywall.ts, ARCHITECTURE.md §15).
  */
 import type { Config, PriceTag } from "../config/types.ts";
 import { BadRequestError } from "../errors.ts";
@@ -21,6 +22,8 @@ import { MIN_COMPRESSED_BYTES, MIN_COMPRESSED_PAID_BYTES, negotiateCoding } from
 import { resultResponse, type ResultResponseOptions } from "./result-response.ts";
 import { checkPaidRetryFits } from "./header-budget.ts";
 import { paymentRequiredResponse, paymentResponseHeaders } from "./x402-headers.ts";
+import { paywallResponse, prefersHtml } from "./paywall.ts";
+import { queryCheckout } from "../checkout/setup.ts";
 
 /** Longer than any amount a quote can carry (uint256 stays within 78 digits; prices stay far below 10^30). */
 const LARGEST_AMOUNT = 10n ** 30n;
@@ -62,7 +65,13 @@ export async function handleQuery(deps: QueryRouteDeps, request: Request, track?
       checkPaidRetryFits(pathAndQuery, resource, offers, extensions);
     },
   });
-  if (answer.kind === "payment-required") return paymentRequiredResponse(answer.body, answer.settlement);
+  if (answer.kind === "payment-required") {
+    if (prefersHtml(request.headers.get("accept"))) {
+      const setup = queryCheckout(deps.config, "", sql, format.name);
+      return paywallResponse(answer.body, answer.settlement, setup, request.method === "HEAD");
+    }
+    return paymentRequiredResponse(answer.body, answer.settlement);
+  }
   return resultResponse(answer.result, {
     format: answer.format,
     coding: negotiateCoding(request.headers.get("accept-encoding")),

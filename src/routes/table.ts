@@ -1,7 +1,7 @@
 /**
  * `GET /api/table/{name}`: the HTTP binding of the table service (service/table-service.ts). It
  * reads the payment from PAYMENT-SIGNATURE and answers the document (with PAYMENT-RESPONSE when
- * paid) or the 402.
+ * paid) or the 402 (to a browser's navigation, as the paywall page: routes/paywall.ts).
  */
 import { BadRequestError } from "../errors.ts";
 import { decodePaymentSignature, paymentSignatureOf } from "../payment/wire.ts";
@@ -9,6 +9,8 @@ import type { VerifyBudget } from "../payment/work.ts";
 import type { TableService } from "../service/table-service.ts";
 import type { Config } from "../config/types.ts";
 import { paymentRequiredResponse, paymentResponseHeaders } from "./x402-headers.ts";
+import { paywallResponse, prefersHtml } from "./paywall.ts";
+import { tableCheckout } from "../checkout/setup.ts";
 
 export interface TableDeps {
   config: Config;
@@ -32,6 +34,11 @@ export async function handleTable(deps: TableDeps, name: string | null, request:
     signal: request.signal,
     verifyBudget,
   });
-  if (answer.kind === "payment-required") return paymentRequiredResponse(answer.body, answer.settlement);
+  if (answer.kind === "payment-required") {
+    if (prefersHtml(request.headers.get("accept"))) {
+      return paywallResponse(answer.body, answer.settlement, tableCheckout(deps.config, name), request.method === "HEAD");
+    }
+    return paymentRequiredResponse(answer.body, answer.settlement);
+  }
   return Response.json(answer.document, { headers: paymentResponseHeaders(answer.receipt) });
 }

@@ -49,14 +49,16 @@ export interface ValidatedQuery {
 
 /**
  * The result's columns as every output format's encoder takes them, whatever the engine: the
- * column's type whole (a decimal's precision and scale, a list's element type, arrow/types.ts).
+ * column's type whole (a decimal's precision and scale, a list's element type, a struct's members,
+ * arrow/types.ts).
  */
 export function encoderColumns(query: ValidatedQuery): EncoderColumn[] {
-  return query.columns.map(({ name, column: { kind, nullable, precision, scale, child } }) => ({
+  return query.columns.map(({ name, column: { kind, nullable, precision, scale, child, fields } }) => ({
     name,
     kind,
     nullable,
     ...(precision === undefined ? {} : { precision, scale }),
     ...(child === undefined ? {} : { child }),
+    ...(fields === undefined ? {} : { fields }),
   }));
 }

@@ -10,9 +10,9 @@ import type { ColumnType } from "../../src/arrow/types.ts";
 /**
  * A decoded value in one comparable form: int16/int32/date32 days numbers, floats their text
  * (`-0` and `NaN` kept apart), decimals their unscaled bigint, µs timestamps their bigint, blobs
- * their bytes as numbers, lists arrays of these.
+ * their bytes as numbers, lists arrays of these, structs objects of these.
  */
-export type Decoded = number | bigint | string | boolean | null | number[] | Decoded[];
+export type Decoded = number | bigint | string | boolean | null | number[] | Decoded[] | { [member: string]: Decoded };
 
 /** A float as comparable text: `-0` is not `0`, NaN is itself. */
 export const floatKey = (x: number): string => (Object.is(x, -0) ? "-0" : String(x));
@@ -232,6 +232,51 @@ export const KIND_CASES: KindCase[] = [
     csv: ['["+/8=","",null]'],
     json: ['["+/8=","",null]'],
   },
+  {
+    // NULL at both levels: a NULL struct, and a struct of NULL members; int64 beyond 2^53 a string (DESIGN §16).
+    name: "struct<a: int64, b: utf8>",
+    type: { kind: "struct", fields: [{ name: "a", type: { kind: "int64" } }, { name: "b", type: { kind: "utf8" } }] },
+    arrowType: "Struct<{a:Int64, b:Utf8}>",
+    values: [{ a: 1n, b: "x" }, { a: null, b: null }, null, { a: I64_MAX, b: 'q"u,\n' }, { a: -9_007_199_254_740_991n, b: "" }],
+    decoded: [{ a: 1n, b: "x" }, { a: null, b: null }, null, { a: I64_MAX, b: 'q"u,\n' }, { a: -9_007_199_254_740_991n, b: "" }],
+    csv: ['{"a":1,"b":"x"}', '{"a":null,"b":null}', null, '{"a":"9223372036854775807","b":"q\\"u,\\n"}', '{"a":-9007199254740991,"b":""}'],
+    json: ['{"a":1,"b":"x"}', '{"a":null,"b":null}', "null", '{"a":"9223372036854775807","b":"q\\"u,\\n"}', '{"a":-9007199254740991,"b":""}'],
+  },
+  {
+    // Nested: a struct of a list and a struct, NULL and empty at each level.
+    name: "struct<l: list<int32>, s: struct<d: decimal128(5,2)>>",
+    type: {
+      kind: "struct",
+      fields: [
+        { name: "l", type: { kind: "list", child: { kind: "int32" } } },
+        { name: "s", type: { kind: "struct", fields: [{ name: "d", type: { kind: "decimal128", precision: 5, scale: 2 } }] } },
+      ],
+    },
+    arrowType: "Struct<{l:List<Int32>, s:Struct<{d:Decimal[5e+2]}>}>",
+    values: [{ l: [1, null], s: { d: 12_345n } }, { l: null, s: null }, { l: [], s: { d: null } }, null, { l: [-2_147_483_648], s: { d: -1n } }],
+    decoded: [{ l: [1, null], s: { d: 12_345n } }, { l: null, s: null }, { l: [], s: { d: null } }, null, { l: [-2_147_483_648], s: { d: -1n } }],
+    csv: ['{"l":[1,null],"s":{"d":"123.45"}}', '{"l":null,"s":null}', '{"l":[],"s":{"d":null}}', null, '{"l":[-2147483648],"s":{"d":"-0.01"}}'],
+    json: ['{"l":[1,null],"s":{"d":"123.45"}}', '{"l":null,"s":null}', '{"l":[],"s":{"d":null}}', "null", '{"l":[-2147483648],"s":{"d":"-0.01"}}'],
+  },
+  {
+    // Nested the other way: a list of structs, a NULL struct among its elements.
+    name: "list<struct<x: float32, t: timestamp_us_utc>>",
+    type: {
+      kind: "list",
+      child: {
+        kind: "struct",
+        fields: [
+          { name: "x", type: { kind: "float32" } },
+          { name: "t", type: { kind: "timestamp_us_utc" } },
+        ],
+      },
+    },
+    arrowType: "List<Struct<{x:Float32, t:Timestamp<MICROSECOND, UTC>}>>",
+    values: [[{ x: -0, t: 0n }, null, { x: null, t: -1n }], [], null, [{ x: f32(0.1), t: null }]],
+    decoded: [[{ x: "-0", t: 0n }, null, { x: null, t: -1n }], [], null, [{ x: floatKey(f32(0.1)), t: null }]],
+    csv: ['[{"x":-0,"t":"1970-01-01T00:00:00.000000Z"},null,{"x":null,"t":"1969-12-31T23:59:59.999999Z"}]', "[]", null, '[{"x":0.1,"t":null}]'],
+    json: ['[{"x":-0,"t":"1970-01-01T00:00:00.000000Z"},null,{"x":null,"t":"1969-12-31T23:59:59.999999Z"}]', "[]", "null", '[{"x":0.1,"t":null}]'],
+  },
 ];
 
 const int16: ColumnType = { kind: "int16" };
@@ -273,6 +318,14 @@ export const KIND_MISFITS: [ColumnType, unknown, string][] = [
   [{ kind: "list", child: decimal4 }, [null, 10_000n], "list element 1: unscaled value 10000 has more than 4 digits: it does not fit decimal(4,2)"],
   [{ kind: "list", child: { kind: "utf8" } }, ["a", new Uint8Array(1)], "list element 1: blob of 1 byte is not text"],
   [{ kind: "list", child: microsUtc }, [1n, 2], "list element 1: number 2 is not a timestamp in microseconds (a bigint)"],
+  [{ kind: "struct", fields: [{ name: "a", type: int16 }] }, [1], "a list of 1 value is not a struct"],
+  [{ kind: "struct", fields: [{ name: "a", type: int16 }] }, '{"a":1}', `text '{"a":1}' is not a struct`],
+  [{ kind: "struct", fields: [{ name: "a", type: int16 }] }, new Date(0), "a Date is not a struct"],
+  [{ kind: "struct", fields: [{ name: "a", type: int16 }] }, {}, "struct member 'a': missing"],
+  [{ kind: "struct", fields: [{ name: "a", type: int16 }, { name: "b", type: int32 }] }, { a: 1, b: 2 ** 31 }, "struct member 'b': number 2147483648 is outside the 32-bit integer range"],
+  [{ kind: "struct", fields: [{ name: "s", type: { kind: "struct", fields: [{ name: "d", type: decimal4 }] } }] }, { s: { d: 10_000n } }, "struct member 's': struct member 'd': unscaled value 10000 has more than 4 digits: it does not fit decimal(4,2)"],
+  [{ kind: "list", child: { kind: "struct", fields: [{ name: "a", type: int16 }] } }, [{ a: 1 }, { a: "x" }], "list element 1: struct member 'a': text 'x' is not an integer"],
+  [{ kind: "struct", fields: [{ name: "l", type: { kind: "list", child: int16 } }] }, { l: [1, 40_000] }, "struct member 'l': list element 1: number 40000 is outside the 16-bit integer range"],
   // A number of days must be a 32-bit integer.
   [{ kind: "date32" }, 2 ** 31, "real 2147483648 is not an ISO-8601 date (YYYY-MM-DD)"],
   [{ kind: "date32" }, 1.5, "real 1.5 is not an ISO-8601 date (YYYY-MM-DD)"],
@@ -299,6 +352,9 @@ export function decodeCell(type: DataType, vector: Vector, index: number): Decod
   if (DataType.isList(type)) {
     const elements = vector.get(index) as Vector;
     return Array.from({ length: elements.length }, (_, j) => decodeCell(type.children[0]!.type, elements, j));
+  }
+  if (DataType.isStruct(type)) {
+    return Object.fromEntries(type.children.map((field, m) => [field.name, decodeCell(field.type, vector.getChildAt(m)!, index)]));
   }
   return vector.get(index) as Decoded;
 }

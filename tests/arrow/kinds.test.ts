@@ -5,7 +5,7 @@
  * kind refused with ValueDoesNotFit, never changed.
  */
 import { describe, expect, test } from "bun:test";
-import { tableFromIPC } from "apache-arrow";
+import { tableFromIPC, type Field } from "apache-arrow";
 import { arrowSchema, createStreamEncoder, encodeRowsToIpc, fitProblem, ValueDoesNotFit, type EncoderColumn, type Row } from "../../src/arrow/encode.ts";
 import { arrowTypeFor, type ColumnType } from "../../src/arrow/types.ts";
 import type { ColumnInfo } from "../../src/catalog.ts";
@@ -63,6 +63,31 @@ test("a list's elements are a nullable field named item, as Arrow writers name i
   expect([element.type.children[0]!.name, element.type.children[0]!.nullable]).toEqual(["item", true]);
 });
 
+test("a struct's members are nullable fields named as the members, in order, nested as declared", () => {
+  const type: ColumnType = { kind: "struct", fields: [{ name: "b", type: { kind: "list", child: { kind: "struct", fields: [{ name: "x", type: { kind: "utf8" } }] } } }, { name: "a", type: { kind: "int16" } }] };
+  const table = tableFromIPC(encodeRowsToIpc([{ name: "s", ...type, nullable: false }], [[{ b: [{ x: "p" }], a: 1 }]]));
+  const members = table.schema.fields[0]!.type.children;
+  expect(members.map((field: Field) => [field.name, field.nullable, String(field.type)])).toEqual([
+    ["b", true, "List<Struct<{x:Utf8}>>"],
+    ["a", true, "Int16"],
+  ]);
+  expect(table.getChildAt(0)!.get(0)!.toJSON()).toEqual({ b: expect.anything(), a: 1 });
+});
+
+test("a NULL struct has a null in its own bitmap and in every member's, each member's null count kept", () => {
+  const columns: EncoderColumn[] = [{ name: "s", kind: "struct", fields: [{ name: "a", type: { kind: "int32" } }, { name: "b", type: { kind: "utf8" } }], nullable: true }];
+  const table = tableFromIPC(encodeRowsToIpc(columns, [[{ a: 1, b: null }], [null], [{ a: null, b: "x" }]]));
+  const struct = table.getChildAt(0)!;
+  expect([struct.nullCount, struct.isValid(0), struct.isValid(1), struct.isValid(2)]).toEqual([1, true, false, true]);
+  const [a, b] = [struct.getChildAt(0)!, struct.getChildAt(1)!];
+  expect([0, 1, 2].map((i) => [a.isValid(i), b.isValid(i)])).toEqual([
+    [true, false],
+    [false, false],
+    [false, true],
+  ]);
+  expect([a.nullCount, b.nullCount]).toEqual([2, 2]);
+});
+
 describe("values that do not fit their kind", () => {
   test.each(KIND_MISFITS)("%o: %p is refused: %s", (type, value, detail) => {
     const error = thrown(() => encodeRowsToIpc([{ name: "v", ...type, nullable: true }], [[null], [value], [null]]));
@@ -93,6 +118,20 @@ describe("values that do not fit their kind", () => {
     expect([error.columnIndex, error.rowIndex, error.detail]).toEqual([0, 101, "list element 1: number 40000 is outside the 16-bit integer range"]);
   });
 
+  test("a struct column names its first misfit by row and member, though members are written after the rows are read", () => {
+    const columns: EncoderColumn[] = [
+      { name: "s", kind: "struct", fields: [{ name: "a", type: { kind: "int16" } }, { name: "b", type: { kind: "utf8" } }], nullable: true },
+      { name: "t", kind: "utf8", nullable: true },
+    ];
+    const rows: Row[] = [
+      [{ a: 1, b: "x" }, new Uint8Array(1)],
+      [{ a: 40_000, b: "y" }, "x"],
+      [[1], "y"],
+    ];
+    const error = thrown(() => createStreamEncoder(columns).batchMessage(rows, 100));
+    expect([error.columnIndex, error.rowIndex, error.detail]).toEqual([0, 101, "struct member 'a': number 40000 is outside the 16-bit integer range"]);
+  });
+
   test("days since the epoch are a date only from rows read with safeIntegers (a SQLite number is never one)", () => {
     expect(fitProblem("date32", 19_000)).toBeNull();
     expect(fitProblem("date32", -719_162)).toBeNull();
@@ -110,6 +149,10 @@ describe("column types that lack what their kind needs are refused when the enco
     [{ kind: "decimal128", precision: 5, scale: -1 }, "precision 5 and scale -1"],
     [{ kind: "list" }, "the type of its elements"],
     [{ kind: "list", child: { kind: "list" } }, "the type of its elements"],
+    [{ kind: "struct" }, "its members (fields), at least one"],
+    [{ kind: "struct", fields: [] }, "its members (fields), at least one"],
+    [{ kind: "struct", fields: [{ name: "a", type: { kind: "int32" } }, { name: "a", type: { kind: "utf8" } }] }, "distinct names"],
+    [{ kind: "struct", fields: [{ name: "a", type: { kind: "list" } }] }, "the type of its elements"],
   ] as [ColumnType, string][])("%o", (type, message) => {
     expect(() => createStreamEncoder([{ name: "v", ...type, nullable: true }])).toThrow(message);
     expect(() => arrowTypeFor(type)).toThrow(TypeError);

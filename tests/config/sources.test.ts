@@ -3,7 +3,11 @@
  * `databases:` names several, each one SQLite file or one PostgreSQL database; a table says which
  * one serves it, and its name there.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError } from "../../src/errors.ts";
 import { resolveConfig } from "../../src/config/load.ts";
 import { minimal } from "./examples.ts";
 import { expectProblem, problemsOf } from "./support.ts";
@@ -50,7 +54,7 @@ describe("problems, each with its path and what to write", () => {
     ["both database: and databases:", { ...minimal(), databases: { main: { sqlite: "x" } } }, "databases", "keep one"],
     ["neither", { tables: [{ name: "items" }] }, "database", "is required"],
     ["no source named", withSources({}), "databases", "names no source"],
-    ["a source that is not a mapping", withSources({ main: "x.sqlite" }), "databases.main", "write sqlite: <path> or postgres: <url>"],
+    ["a source that is not a mapping", withSources({ main: "x.sqlite" }), "databases.main", "write sqlite: <path>, postgres: <url> or duckdb: <path>"],
     ["a source with no engine", withSources({ main: { schema: "public" } }), "databases.main", "names no engine"],
     ["a source with two engines", withSources({ main: { sqlite: "x", postgres: PG } }), "databases.main", "keep one"],
     ["a setting of another engine", withSources({ main: { sqlite: "x", schema: "public" } }), "databases.main.schema", "is not a setting of a sqlite source"],
@@ -72,5 +76,55 @@ describe("problems, each with its path and what to write", () => {
   test("a PostgreSQL password is never in a problem", () => {
     const problems = problemsOf(withSources({ w: { postgres: "postgres://reader:hunter2@db.internal:5432", max_connections: 0 } }));
     expect(problems.join("\n")).not.toContain("hunter2");
+  });
+});
+
+describe("DuckDB sources and tables served from files", () => {
+  const dir = mkdtempSync(join(tmpdir(), "arrow402-files-"));
+  mkdirSync(join(dir, "lake"));
+  for (const name of ["b.parquet", "a.parquet", "trades.csv", "events.ndjson", "notes.txt"]) writeFileSync(join(dir, "lake", name), "");
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const inDir = (raw: Record<string, unknown>) => resolveConfig(raw, { baseDir: dir, env: {} });
+  const problemsIn = (raw: Record<string, unknown>) => {
+    try {
+      inDir(raw);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as ConfigError).problems;
+    }
+    throw new Error("expected a ConfigError, but the config was accepted");
+  };
+
+  test("duckdb: a file (resolved) or :memory:; files: globs expanded once, sorted, the format by extension", () => {
+    const config = inDir(
+      withSources({ lake: { duckdb: ":memory:" }, wh: { duckdb: "./wh.duckdb" } }, [
+        { name: "swaps", database: "lake", files: "./lake/*.parquet" },
+        { name: "trades", database: "lake", files: "lake/trades.csv" },
+        { name: "events", database: "lake", files: "./lake/events.ndjson" },
+        { name: "pairs", database: "wh", source: "main.pairs" },
+      ]),
+    );
+    expect(config.databases).toEqual({ lake: { engine: "duckdb", path: ":memory:" }, wh: { engine: "duckdb", path: join(dir, "wh.duckdb") } });
+    expect(config.tables.map((t) => [t.name, t.files?.format, t.files?.paths])).toEqual([
+      ["swaps", "parquet", [join(dir, "lake", "a.parquet"), join(dir, "lake", "b.parquet")]],
+      ["trades", "csv", [join(dir, "lake", "trades.csv")]],
+      ["events", "ndjson", [join(dir, "lake", "events.ndjson")]],
+      ["pairs", undefined, undefined],
+    ]);
+    expect(config.tables[3]!.source).toBe("main.pairs");
+  });
+
+  test.each([
+    ["files: on a SQLite table", withSources({ a: { sqlite: "a" } }, [{ name: "items", files: "./lake/a.parquet" }]), "tables[0].files", "is for tables of DuckDB sources; 'a' is a sqlite source"],
+    ["files: on a PostgreSQL table", withSources({ w: { postgres: PG } }, [{ name: "items", files: "./lake/a.parquet" }]), "tables[0].files", "'w' is a postgres source"],
+    ["a compressed extension", withSources({ l: { duckdb: ":memory:" } }, [{ name: "items", files: "./lake/*.csv.gz" }]), "tables[0].files", "names no format"],
+    ["a glob matching nothing", withSources({ l: { duckdb: ":memory:" } }, [{ name: "items", files: "./nowhere/*.parquet" }]), "tables[0].files", "matches no file"],
+    ["an unknown extension", withSources({ l: { duckdb: ":memory:" } }, [{ name: "items", files: "./lake/notes.txt" }]), "tables[0].files", "'.txt', which names no format"],
+    ["files: and source: both", withSources({ l: { duckdb: ":memory:" } }, [{ name: "items", source: "x", files: "./lake/a.parquet" }]), "tables[0].source", "keep one"],
+    ["a table of :memory: without files:", withSources({ l: { duckdb: ":memory:" } }, [{ name: "items" }]), "tables[0].files", "is required"],
+    ["duckdb: empty", withSources({ l: { duckdb: "" } }), "databases.l.duckdb", "the path of a DuckDB file"],
+    ["a setting of another engine", withSources({ l: { duckdb: ":memory:", schema: "x" } }, [{ name: "items", files: "./lake/a.parquet" }]), "databases.l.schema", "is not a setting of a duckdb source"],
+  ] as const)("%s", (_name, raw, path, fragment) => {
+    expectProblem(problemsIn(raw), path, fragment);
   });
 });

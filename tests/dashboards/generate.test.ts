@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
+import { CHECKOUT_BUNDLE } from "../../src/checkout/bundle.ts";
 import { generateDashboards } from "../../src/dashboards/generate.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { PAY_TO, SWAP_COLUMNS, setupDashboards, withEngines, type DashboardsSetup } from "./support.ts";
@@ -57,11 +58,16 @@ describe("scaffolded dashboard", () => {
     const result = await generate(setup);
     const folder = join(setup.root, "dex");
     expect(result.written).toEqual([folder, join(setup.root, "index.html")]);
-    expect(readdirSync(folder).sort()).toEqual(["dashboard.js", "index.html", "snapshot.arrow", "style.css"]);
+    expect(readdirSync(folder).sort()).toEqual(["checkout.js", "dashboard.js", "index.html", "snapshot.arrow", "style.css"]);
     expect(readdirSync(setup.root).sort()).toEqual(["dex", "index.html"]);
 
     const html = read(join(folder, "index.html"));
     expect(html).toContain('<script type="module" src="/dex/dashboard.js"></script>');
+    expect(html).toContain('<script type="module" src="/dex/checkout.js"></script>');
+    expect(read(join(folder, "checkout.js"))).toBe(CHECKOUT_BUNDLE);
+    // "Buy here": the SQL prefilled in the checkout's text area, the formats to choose from.
+    expect(html).toContain('<textarea id="checkout-sql" name="sql" rows="3" spellcheck="false" autocomplete="off" autocapitalize="off">SELECT * FROM swaps ORDER BY ts DESC LIMIT 100</textarea>');
+    expect(html).toContain('<option value="arrow" selected>Apache Arrow IPC stream</option>');
     expect(html).toContain('<link rel="stylesheet" href="/dex/style.css">');
     expect(html).toContain("<h1>DEX activity</h1>");
     // Schema: column, Arrow type, SQLite type, nullable, description.
@@ -217,8 +223,8 @@ test("everything from the config and the data is HTML-escaped", async () => {
     expect(html).not.toContain("<iframe");
     expect(html).not.toContain("<b>");
     expect(html).toContain("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;title&quot;");
-    // Only the page's own script elements (the plan and the bundle) exist.
-    expect(html.match(/<script/g)?.length ?? 0).toBe(file.endsWith("odd/index.html") ? 2 : 0);
+    // Only the page's own script elements (the plan, the checkout's setup and the two bundles) exist.
+    expect(html.match(/<script/g)?.length ?? 0).toBe(file.endsWith("odd/index.html") ? 4 : 0);
   }
   const page = read(join(setup.root, "odd", "index.html"));
   expect(page).toContain("<code>&lt;/script&gt;&lt;b&gt;col</code>");

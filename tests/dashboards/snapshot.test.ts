@@ -6,6 +6,10 @@ import { evenPositions } from "../../src/engines/even-sample.ts";
 import { SqliteEngine } from "../../src/engines/sqlite/engine.ts";
 import { takeSnapshot } from "../../src/dashboards/snapshot.ts";
 import { createMarketDatabase, tempDir } from "./support.ts";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { resolveConfig } from "../../src/config/load.ts";
+import { describeCatalog, openEngines } from "../../src/engines/sources.ts";
+import { decodeSnapshot } from "../../src/dashboards/browser/data.ts";
 
 const engines: SqliteEngine[] = [];
 afterAll(() => engines.forEach((engine) => engine.close()));
@@ -107,5 +111,32 @@ describe("takeSnapshot", () => {
     const snapshot = await takeSnapshot(engine, table("recent_swaps"), 3);
     expect(snapshot.rows.map((row) => row[0])).toEqual([1200n, 601n, 1n]);
     expect(snapshot.totalRows).toBe(1200);
+  });
+});
+
+describe("a DuckDB table's STRUCT and LIST columns (DESIGN.md §14)", () => {
+  test("the snapshot keeps a struct's members, and the preview shows nested values as exact text", async () => {
+    const dir = tempDir();
+    const duck = await DuckDBInstance.create(":memory:");
+    const writer = await duck.connect();
+    await writer.run(
+      `COPY (SELECT * FROM (VALUES (1, {'price': 12.34::DECIMAL(10,2), 'tags': ['a', NULL], 'inner': {'x': 'p'}}, [[1], NULL]), (2, NULL, NULL), (3, {'price': NULL, 'tags': NULL, 'inner': NULL}, [])) t(id, s, l)) TO '${join(dir, "nested.parquet")}' (FORMAT parquet)`,
+    );
+    writer.closeSync();
+    duck.closeSync();
+    const config = resolveConfig({ databases: { lake: { duckdb: ":memory:" } }, tables: [{ name: "nested", files: "./nested.parquet" }] }, { baseDir: dir, env: {} });
+    const engines = openEngines(config);
+    try {
+      const nested = (await describeCatalog(config, engines)).table("nested")!;
+      const snapshot = await takeSnapshot(engines.get("lake")!, nested);
+      const rows = decodeSnapshot(snapshot.arrow, nested.columns.map(({ name, kind }) => ({ name, kind })));
+      expect(rows.map((row) => [row.id, row.s, row.l])).toEqual([
+        [1, '{"price": 12.34, "tags": ["a", null], "inner": {"x": "p"}}', "[[1], null]"],
+        [2, null, null],
+        [3, '{"price": null, "tags": null, "inner": null}', "[]"],
+      ]);
+    } finally {
+      for (const engine of engines.values()) engine.close();
+    }
   });
 });

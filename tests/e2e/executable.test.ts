@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tableFromIPC } from "apache-arrow";
-import { copyFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { decodePaymentSignature, encodeHeaderJson } from "../../src/payment/wire.ts";
 import { payingClient } from "../payment/client.ts";
@@ -161,6 +161,19 @@ describe("serve (the demo, no config)", () => {
     expect(dashboard.headers.get("content-type")).toContain("text/html");
     expect((await fetch(`${url}/dex/snapshot.arrow`)).status).toBe(200);
   });
+
+  test("a browser's navigation to a paid query gets the paywall page, whose checkout script the executable carries", async () => {
+    const target = `${url}/api/query?query=${encodeURIComponent("SELECT * FROM swaps LIMIT 10")}`;
+    const page = await fetch(target, { headers: { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" } });
+    expect(page.status).toBe(402);
+    expect(page.headers.get("payment-required")).toBe((await fetch(target)).headers.get("payment-required"));
+    expect(await page.text()).toContain('<script type="module" src="/api/checkout.js"></script>');
+    const script = await fetch(`${url}/api/checkout.js`);
+    expect(script.status).toBe(200);
+    const bundle = await script.text();
+    expect(bundle).toContain("eth_signTypedData_v4");
+    expect(bundle).toBe(await (await fetch(`${url}/dex/checkout.js`)).text());
+  });
 });
 
 describe("serve, a SQLite and a PostgreSQL source (nothing beside the executable)", () => {
@@ -199,5 +212,47 @@ describe("serve, a SQLite and a PostgreSQL source (nothing beside the executable
     expect(csv).toBe("at,price\r\n2024-01-02T03:04:05.123456Z,12.50\r\n,-0.01\r\n");
     const local = tableFromIPC(new Uint8Array(await (await fetch(`${url}/api/query?query=${encodeURIComponent("SELECT body FROM notes")}`)).arrayBuffer()));
     expect(local.getChild("body")!.get(0)).toBe("local");
+  });
+});
+
+describe("serve, Parquet files through DuckDB (nothing beside the executable)", () => {
+  let proc: ReturnType<typeof Bun.spawn>;
+  let url: string;
+  let work: string;
+
+  beforeAll(async () => {
+    work = tempDir("arrow402-exe-duckdb-");
+    const { DuckDBInstance } = await import("@duckdb/node-api");
+    const duck = await DuckDBInstance.create(":memory:");
+    const writer = await duck.connect();
+    await writer.run(
+      `COPY (SELECT x AS id, 'p' || x AS pair, (x * 1.25)::DECIMAL(10,2) AS price FROM range(1, 101) t(x)) TO '${join(work, "swaps.parquet")}' (FORMAT parquet)`,
+    );
+    writer.closeSync();
+    duck.closeSync();
+    await Bun.write(join(work, "arrow402.yaml"), `server: { bind: "127.0.0.1:0" }\ndatabases:\n  lake: { duckdb: ":memory:" }\ntables:\n  - { name: swaps, files: ./*.parquet }\n`);
+    // No HOME, no node_modules: the native library goes to the folder ARROW402_CACHE_DIR names.
+    proc = Bun.spawn([exe, "serve"], { cwd: work, stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin", ARROW402_CACHE_DIR: join(work, "cache") } });
+    const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    while (!/on (http:\/\/\S+)/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the executable exited: ${text}${await new Response(proc.stderr as ReadableStream<Uint8Array>).text()}`);
+      text += new TextDecoder().decode(value);
+    }
+    url = /on (http:\/\/\S+)/.exec(text)![1]!;
+  }, 60_000);
+  afterAll(() => proc?.kill());
+
+  test("a Parquet table answers; DuckDB's library was unpacked to ARROW402_CACHE_DIR", async () => {
+    const sql = "SELECT id, pair, price FROM swaps WHERE id > 98 ORDER BY id";
+    const table = tableFromIPC(new Uint8Array(await (await fetch(`${url}/api/query?query=${encodeURIComponent(sql)}`)).arrayBuffer()));
+    expect(table.getChild("id")!.toArray()).toEqual(new BigInt64Array([99n, 100n]));
+    expect([...table.getChild("pair")!]).toEqual(["p99", "p100"]);
+    const csv = await (await fetch(`${url}/api/query?query=${encodeURIComponent(sql)}&format=csv`)).text();
+    expect(csv).toBe("id,pair,price\r\n99,p99,123.75\r\n100,p100,125.00\r\n");
+    const unpacked = readdirSync(join(work, "cache"));
+    expect(unpacked).toEqual([expect.stringMatching(/^duckdb-.+-linux-x64$/)]);
+    expect(readdirSync(join(work, "cache", unpacked[0]!)).sort()).toEqual(["duckdb.node", "libduckdb.so"]);
   });
 });

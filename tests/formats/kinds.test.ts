@@ -1,6 +1,6 @@
 /**
  * The other engines' column kinds in every format (DESIGN §14, README "Output formats"): each
- * kind × each format, NULL and the extremes among the values, nested lists, read back by a reader
+ * kind × each format, NULL and the extremes among the values, nested lists and structs, read back by a reader
  * that is not the encoder (apache-arrow, parquet-wasm, an RFC 4180 parser, the exact JSON text) and
  * compared with what tests/arrow/kind-cases.ts writes out; the Parquet annotations as hyparquet
  * reads them; and the same misfits refused by every format.
@@ -133,6 +133,18 @@ describe("Parquet annotations, as a reader finds them in the footer", () => {
         { converted_type: "LIST", logical_type: { type: "LIST" }, num_children: 1 },
         { name: "list", repetition_type: "REPEATED", num_children: 1 },
         { name: "element", repetition_type: "OPTIONAL", converted_type: "LIST", logical_type: { type: "LIST" }, num_children: 1 },
+        { name: "list", repetition_type: "REPEATED", num_children: 1 },
+        { name: "element", repetition_type: "OPTIONAL", type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } },
+      ],
+    ],
+    [
+      // A group of optional members, nested as it is nested.
+      { kind: "struct", fields: [{ name: "a", type: { kind: "int64" } }, { name: "s", type: { kind: "struct", fields: [{ name: "l", type: { kind: "list", child: { kind: "utf8" } } }] } }] },
+      [
+        { num_children: 2 },
+        { name: "a", repetition_type: "OPTIONAL", type: "INT64" },
+        { name: "s", repetition_type: "OPTIONAL", num_children: 1 },
+        { name: "l", repetition_type: "OPTIONAL", converted_type: "LIST", logical_type: { type: "LIST" }, num_children: 1 },
         { name: "list", repetition_type: "REPEATED", num_children: 1 },
         { name: "element", repetition_type: "OPTIONAL", type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } },
       ],

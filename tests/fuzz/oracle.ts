@@ -3,7 +3,8 @@
  * it arrives within a bound; its status is a documented one (a 500 only where the case made the
  * facilitator fail on purpose, a 431 only for a head over the limit, the HTTP layer's bare refusals
  * only for requests that are not valid HTTP/1.1); its body has the documented shape (one text line
- * without a stack trace, the x402 JSON mirrored in PAYMENT-REQUIRED, `{error}` for an unknown
+ * without a stack trace, the x402 JSON mirrored in PAYMENT-REQUIRED (or, to a request asking for
+ * HTML, the paywall page with that header), `{error}` for an unknown
  * table, JSON-RPC on /mcp); no data of a paid table leaves without a settlement receipt; no body
  * holds the secret kept beside the dashboards.
  */
@@ -126,7 +127,8 @@ export function checkExchange(facts: CaseFacts, exchange: Exchange, reads: Table
 
   if (facts.request.method === "HEAD") return { problems, receipts };
 
-  if (response.status === 402) checkPaymentRequired(response, text, problems);
+  if (response.status === 402 && type.startsWith("text/html")) checkPaywallPage(facts.request, response, text, problems);
+  else if (response.status === 402) checkPaymentRequired(response, text, problems);
   else if (type.startsWith("text/plain") && response.status >= 400) checkTextError(response, text, problems);
   else if (response.status === 404) checkNotFound(type, text, problems);
   else if (response.status >= 400 && type.startsWith("application/json") && path.startsWith("/mcp")) checkJsonRpcError(text, problems);
@@ -166,6 +168,22 @@ function checkJsonRpcError(text: string, problems: string[]): void {
     return;
   }
   if (body.error.data !== undefined && INTERNALS.test(JSON.stringify(body.error.data))) problems.push(`a JSON-RPC error carrying an internal error: ${JSON.stringify(body.error).slice(0, 300)}`);
+}
+
+/**
+ * The paywall page (ARCHITECTURE.md §15): the 402 as HTML only for a request that asked for HTML,
+ * with the checkout, and PAYMENT-REQUIRED carrying a PaymentRequired as on every 402.
+ */
+function checkPaywallPage(request: FuzzRequest, response: RawResponse, text: string, problems: string[]): void {
+  const accept = request.headers.filter(([name]) => name.toLowerCase() === "accept").map(([, value]) => value.toLowerCase());
+  if (!accept.some((value) => value.includes("text/html"))) problems.push(`an HTML 402 for a request whose Accept does not name text/html: ${JSON.stringify(accept)}`);
+  if (!text.includes('id="checkout-setup"')) problems.push(`an HTML 402 without the checkout: ${text.slice(0, 200)}`);
+  const header = response.headers["payment-required"];
+  if (header === undefined) {
+    problems.push("an HTML 402 without PAYMENT-REQUIRED");
+    return;
+  }
+  checkPaymentRequired(response, Buffer.from(header, "base64").toString("utf8"), problems);
 }
 
 function checkPaymentRequired(response: RawResponse, text: string, problems: string[]): void {

@@ -81,6 +81,8 @@ export interface ServeOptions {
   databases?: Record<string, unknown>;
   /** More keys of `server:` (metrics, log, shutdown_ms…); the bind stays 127.0.0.1:0. */
   server?: Record<string, unknown>;
+  /** A `dashboards:` section (root relative to the sandbox folder). */
+  dashboards?: Record<string, unknown>;
 }
 
 /** A config file written for a server of the sandbox, with its own ledger. */
@@ -166,6 +168,7 @@ export async function startPaidSandbox(): Promise<PaidSandbox> {
       rpc_urls: { [String(devnet.chainId)]: devnet.rpcUrl },
       tokens: { [TOKEN_KEY]: { ...token, symbol: TOKEN_SYMBOL, network_label: "devnet" } },
       tables: options.tables ?? defaultTables(devnet.payTo),
+      ...(options.dashboards === undefined ? {} : { dashboards: options.dashboards }),
     };
     const configPath = join(dir, `arrow402-${serial}.yaml`);
     writeFileSync(configPath, Bun.YAML.stringify(raw, null, 2));

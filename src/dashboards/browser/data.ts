@@ -46,16 +46,28 @@ function toCell(value: unknown, kind: Kind): Cell {
 /** A list shown as text: `[1, null, "a"]`, its elements exact (it is never charted). */
 function listText(list: Vector): string {
   const items: string[] = [];
-  for (let j = 0; j < list.length; j++) {
-    const item: unknown = list.get(j);
-    if (item === null || item === undefined) items.push("null");
-    else if (DataType.isDecimal(list.type)) items.push(decimalText(unscaledAt(list as Vector<Decimal>, j), list.type.scale));
-    else if ((DataType.isTimestamp(list.type) || DataType.isDate(list.type)) && typeof item === "number") items.push(new Date(item).toISOString());
-    else if (typeof item === "string") items.push(JSON.stringify(item));
-    else if (item instanceof Uint8Array) items.push(displayCell(item, "binary"));
-    else items.push(String(item));
-  }
+  for (let j = 0; j < list.length; j++) items.push(nestedText(list, j));
   return `[${items.join(", ")}]`;
+}
+
+/** A struct shown as text: `{"a": 1, "b": null}`, its members exact (it is never charted). */
+function structText(struct: Vector, i: number): string {
+  const members = struct.type.children.map((field: { name: string }, m: number) => `${JSON.stringify(field.name)}: ${nestedText(struct.getChildAt(m)!, i)}`);
+  return `{${members.join(", ")}}`;
+}
+
+/** The text of value `j` of a list's elements or a struct's member. */
+function nestedText(vector: Vector, j: number): string {
+  if (!vector.isValid(j)) return "null";
+  if (DataType.isStruct(vector.type)) return structText(vector, j);
+  const item: unknown = vector.get(j);
+  if (item === null || item === undefined) return "null";
+  if (DataType.isList(vector.type)) return listText(item as Vector);
+  if (DataType.isDecimal(vector.type)) return decimalText(unscaledAt(vector as Vector<Decimal>, j), vector.type.scale);
+  if ((DataType.isTimestamp(vector.type) || DataType.isDate(vector.type)) && typeof item === "number") return new Date(item).toISOString();
+  if (typeof item === "string") return JSON.stringify(item);
+  if (item instanceof Uint8Array) return displayCell(item, "binary");
+  return String(item);
 }
 
 /** How to read row `i` of one batch's column as a cell. */
@@ -76,6 +88,8 @@ function cellReader(vector: Vector | null, kind: Kind): (i: number) => Cell {
         const list = vector.get(i) as Vector | null;
         return list === null ? null : listText(list);
       };
+    case "struct":
+      return (i) => (vector.isValid(i) ? structText(vector, i) : null);
     default:
       return (i) => toCell(vector.get(i), kind);
   }

@@ -23,7 +23,17 @@ export interface PgColumn extends DecodeColumn {
 export type PgRelationKind = "table" | "view" | "materialized view" | "partitioned table" | "foreign table";
 
 export type PgColumnsRead =
-  | { ok: true; kind: PgRelationKind; columns: PgColumn[] }
+  | {
+      ok: true;
+      kind: PgRelationKind;
+      columns: PgColumn[];
+      /**
+       * A NOT NULL integer column with a unique index of its own (the primary key first), or null:
+       * its values are distinct integers, so max − min + 1 bounds the table's rows (read.ts `bound`),
+       * as the rowid does for SQLite (engines/sqlite/rowid.ts).
+       */
+      key: string | null;
+    }
   /** The relation cannot be served; `problem` says what to change (the caller adds the config path). */
   | { ok: false; problem: string };
 
@@ -86,7 +96,24 @@ export async function readPgColumns(sql: SQL, schema: string, table: string): Pr
     const mapped = mapPgType(resolveType(a.atttypid, a.atttypmod, types));
     return { name: a.attname, type: mapped.type, nullable: a.attnotnull !== true, sourceType: a.source_type, wire: mapped.wire, asText: mapped.asText };
   });
-  return { ok: true, kind: KINDS[first.relkind] ?? "table", columns };
+  return { ok: true, kind: KINDS[first.relkind] ?? "table", columns, key: await integerKey(sql, first.rel) };
+}
+
+/**
+ * The relation's integer key (see PgColumnsRead): a valid, unique, non-partial index on one plain
+ * column (no expression) that is NOT NULL and int2, int4 or int8. Committed rows satisfy even a
+ * deferrable one, and a read sees only committed rows.
+ */
+async function integerKey(sql: SQL, rel: number): Promise<string | null> {
+  const [row] = (await sql`
+    SELECT a.attname::text AS key
+    FROM pg_index i
+    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+    WHERE i.indrelid = ${rel} AND i.indisunique AND i.indisvalid AND i.indnkeyatts = 1 AND i.indkey[0] <> 0
+      AND i.indpred IS NULL AND i.indexprs IS NULL AND a.attnotnull AND a.atttypid IN (20, 21, 23)
+    ORDER BY i.indisprimary DESC, a.attnum
+    LIMIT 1`) as { key: string }[];
+  return row?.key ?? null;
 }
 
 /** The problem for a name that is no table or view there, with the relations it may have meant. */

@@ -59,7 +59,7 @@ const CLASSES: Record<string, { class: ColumnClass; cast?: string; narrow?: true
   timestamp: { class: "timestamp" },
 };
 
-const AFFINITY: Record<ColumnClass, Affinity> = {
+export const AFFINITY: Record<ColumnClass, Affinity> = {
   int: "integer",
   real: "real",
   numeric: "numeric",

@@ -9,6 +9,7 @@
  * text unless a canonical literal lets the comparison stay on the column (and its index).
  */
 import type { Affinity } from "./columns.ts";
+import { dialect } from "./dialect.ts";
 import { numericLiteral } from "./literals.ts";
 import { notAvailable } from "./refusal.ts";
 import { compareNumbers, INT64_MAX, INT64_MIN, nextDown, nextUp, numberFromText, significantDigits } from "./sqlite-numbers.ts";
@@ -233,14 +234,14 @@ function compareBytes(a: string, b: string): number {
 
 function compareTexts(a: Value, op: ComparisonOperator, b: Value): string {
   if (a.constant?.kind === "text" && b.constant?.kind === "text") return fold(compareCodePoints(a.constant.value, b.constant.value), op);
-  if (a.class === "text" && b.class === "text") return `(${a.sql} ${op} ${b.sql} COLLATE "C")`;
+  if (a.class === "text" && b.class === "text") return `(${a.sql} ${op} ${dialect().binary(b.sql)})`;
   if (b.constant?.kind === "text" && a.class !== "text") return temporalWithText(a, op, b.constant.value) ?? asTexts(a, op, b);
   if (a.constant?.kind === "text" && b.class !== "text") return temporalWithText(b, FLIPPED[op], a.constant.value) ?? asTexts(a, op, b);
   if (a.class === b.class) return `(${a.sql} ${op} ${b.sql})`;
   return asTexts(a, op, b);
 }
 
-const asTexts = (a: Value, op: ComparisonOperator, b: Value) => `(${textForm(a).sql} ${op} ${textForm(b).sql} COLLATE "C")`;
+const asTexts = (a: Value, op: ComparisonOperator, b: Value) => `(${textForm(a).sql} ${op} ${dialect().binary(textForm(b).sql)})`;
 
 /**
  * A date or timestamp column against a canonical literal, on the column itself (its index stays

@@ -15,6 +15,7 @@
 import type { Statement } from "../../sql/statement.ts";
 import { postgresColumn, type PostgresColumn } from "./columns.ts";
 import { compileExpression, type Scope } from "./expressions.ts";
+import { compilingFor, dialect, POSTGRES, type Dialect } from "./dialect.ts";
 import { quoteIdentifier } from "./literals.ts";
 import { described, notAvailable, Refused } from "./refusal.ts";
 import { condition } from "./values.ts";
@@ -58,27 +59,48 @@ export interface CompilableQuery {
  * the binary COPY decoder does not read), so the select list casts it.
  */
 export function compileForPostgres(query: CompilableQuery, table: PostgresTable, sourceTypes: readonly string[], readAsText: readonly boolean[] = []): PostgresQuery | PostgresRefusal {
-  try {
-    return compile(query, table, sourceTypes, readAsText);
-  } catch (error) {
-    if (error instanceof Refused) return { refusal: error.message };
-    throw error;
-  }
+  const target: CompileTarget = {
+    dialect: POSTGRES,
+    column: postgresColumn,
+    select: (index, name) => (readAsText[index] === true ? `${name}::text AS ${name}` : name),
+  };
+  return compileFor(target, query, () => `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`, sourceTypes);
+}
+
+/** What a target engine brings to the compiler: its dialect, and how it reads its columns' types. */
+export interface CompileTarget {
+  dialect: Dialect;
+  /** The column as the dialect sees it (columns.ts for PostgreSQL's types). */
+  column(name: string, sourceType: string): PostgresColumn;
+  /** The select-list expression that reads column `index` (its quoted name given) in the form the engine decodes. */
+  select(index: number, quotedName: string): string;
+}
+
+/** The query compiled for `target` over the relation `from` writes (quoted SQL), or the refusal naming the construct and the engine. */
+export function compileFor(target: CompileTarget, query: CompilableQuery, from: () => string, sourceTypes: readonly string[]): PostgresQuery | PostgresRefusal {
+  return compilingFor(target.dialect, () => {
+    try {
+      return compile(target, query, from, sourceTypes);
+    } catch (error) {
+      if (error instanceof Refused) return { refusal: error.message };
+      throw error;
+    }
+  });
 }
 
 export function isRefusal(compiled: PostgresQuery | PostgresRefusal): compiled is PostgresRefusal {
   return "refusal" in compiled;
 }
 
-function compile(query: CompilableQuery, table: PostgresTable, sourceTypes: readonly string[], readAsText: readonly boolean[]): PostgresQuery {
+function compile(target: CompileTarget, query: CompilableQuery, relation: () => string, sourceTypes: readonly string[]): PostgresQuery {
+  const from = relation();
   const columns: PostgresColumn[] = query.table.columns.map((c, i) => {
     const type = sourceTypes[i];
-    if (type === undefined) throw new Error(`no PostgreSQL type given for column ${i} ('${c.name}')`);
-    return postgresColumn(c.name, type);
+    if (type === undefined) throw new Error(`no ${target.dialect.engine} type given for column ${i} ('${c.name}')`);
+    return target.column(c.name, type);
   });
   const { statement } = query;
   const scope: Scope = { columns, failures: [] };
-  const from = `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
   const names = columns.map((c) => c.name);
   const where = statement.where === null ? "" : ` WHERE ${condition(compileExpression(statement.where, scope), `'${described(statement.where, names)}'`)}`;
   const order = statement.orderBy.map((term) => {
@@ -87,16 +109,13 @@ function compile(query: CompilableQuery, table: PostgresTable, sourceTypes: read
       return notAvailable(`ORDER BY "${column.name}" (type ${column.sourceType})`, "SQLite has no counterpart of its order; sort on the client");
     }
     // SQLite's BINARY collation: UTF-8 bytes, i.e. code points; NULLs first ascending, last descending.
-    const key = column.class === "text" ? `${column.sql} COLLATE "C"` : column.sql;
+    const key = column.class === "text" ? dialect().binaryOrder(column.sql) : column.sql;
     const nulls = term.nulls ?? (term.descending ? "last" : "first");
     return `${key} ${term.descending ? "DESC" : "ASC"} NULLS ${nulls.toUpperCase()}`;
   });
   const limit = statement.limit === null ? "" : ` LIMIT ${statement.limit}${statement.offset === null ? "" : ` OFFSET ${statement.offset}`}`;
   const output = statement.columns
-    .map((c) => {
-      const name = quoteIdentifier(columns[c.column]!.name);
-      return readAsText[c.column] === true ? `${name}::text AS ${name}` : name;
-    })
+    .map((c) => target.select(c.column, quoteIdentifier(columns[c.column]!.name)))
     .join(", ");
   const select = `SELECT ${output} FROM ${from}${where}${order.length === 0 ? "" : ` ORDER BY ${order.join(", ")}`}${limit}`;
   // An order never changes how many rows there are, with LIMIT and OFFSET too.

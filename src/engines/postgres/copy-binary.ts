@@ -18,10 +18,16 @@ import { BATCH_MAX_BYTES, batchRowsFor } from "../../results/batches.ts";
 import { PgValueRefused, Refusal } from "./value-refusal.ts";
 import type { DecodeColumn } from "./types.ts";
 import { valueDecoder, WireMismatch, type ValueDecoder } from "./decode-values.ts";
+import type { EncoderColumn } from "../../arrow/encode.ts";
+import { arrowBatch, arrowDirect, columnBuilders, type ColumnBuilder } from "./copy-arrow.ts";
 
 export interface DecodedBatch {
-  /** One array of values per row, in the select list's order (null for NULL). */
+  /** One array of values per row, in the select list's order (null for NULL); empty when `arrow` holds the rows. */
   rows: unknown[][];
+  /** Rows in the batch. */
+  length: number;
+  /** The rows as an Arrow record-batch message (copy-arrow.ts), when the decoder was given `arrow` columns it can take directly. */
+  arrow?: Uint8Array;
   /** The row index (0-based, in the whole result) of the first row. */
   firstRowIndex: number;
   /** Wire bytes of the batch's text, blob and list values (what ended it, when it reached the cap). */
@@ -39,6 +45,12 @@ export interface CopyDecoderOptions {
    * PgValueRefused, as every query's read does: a value is never changed in a result.
    */
   onRefused?: (refused: PgValueRefused) => void;
+  /**
+   * The Arrow encoder's columns of the result: when every column can be taken straight into Arrow
+   * buffers (copy-arrow.ts arrowDirect) and nothing asks for refused values (`onRefused`), batches
+   * come as record-batch messages in `arrow`, with no values in `rows`.
+   */
+  arrow?: readonly EncoderColumn[];
 }
 
 const SIGNATURE = [0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]; // "PGCOPY\n\377\r\n\0"
@@ -60,6 +72,9 @@ export class BinaryCopyDecoder {
   private readonly batchRows: number;
   private readonly batchMaxBytes: number;
   private readonly onRefused: ((refused: PgValueRefused) => void) | undefined;
+  /** Arrow columns the values go into (null: rows of values). */
+  private readonly builders: ColumnBuilder[] | null;
+  private readonly arrowColumns: readonly EncoderColumn[];
 
   private state = State.Header;
   /** Bytes the current state needs. */
@@ -71,6 +86,7 @@ export class BinaryCopyDecoder {
   private row: unknown[] = [];
   private column = 0;
   private rows: unknown[][] = [];
+  private batchLength = 0;
   private batchBytes = 0;
   private batchFirst = 0;
   private decoded = 0;
@@ -80,7 +96,11 @@ export class BinaryCopyDecoder {
     readonly columns: readonly DecodeColumn[],
     options: CopyDecoderOptions = {},
   ) {
-    this.decoders = columns.map((c) => valueDecoder(c.wire, c.type));
+    const arrow = options.arrow;
+    this.builders = arrow !== undefined && options.onRefused === undefined && arrowDirect(columns, arrow) ? columnBuilders(columns, arrow) : null;
+    this.arrowColumns = arrow ?? [];
+    // With builders, a decoder appends the value to its column (its result, undefined, is not kept).
+    this.decoders = this.builders === null ? columns.map((c) => valueDecoder(c.wire, c.type)) : this.builders.map((b) => (buf, dv, pos, len) => b.value(buf, dv, pos, len));
     this.wide = columns.map((c) => c.type.kind === "utf8" || c.type.kind === "binary" || c.type.kind === "list");
     this.batchRows = Math.max(1, options.batchRows ?? batchRowsFor(columns.length));
     this.batchMaxBytes = Math.max(1, options.batchMaxBytes ?? BATCH_MAX_BYTES);
@@ -115,7 +135,7 @@ export class BinaryCopyDecoder {
       this.failure = new ServerError(`the PostgreSQL COPY stream ended ${this.state === State.Header || this.state === State.Extension ? "inside its header" : `after ${this.decoded} rows without its end marker`}`);
       throw this.failure;
     }
-    return this.rows.length > 0 ? this.flush() : null;
+    return this.batchLength > 0 ? this.flush() : null;
   }
 
   private consume(chunk: Uint8Array): DecodedBatch[] {
@@ -172,7 +192,7 @@ export class BinaryCopyDecoder {
         }
         if (fields !== count) throw new ServerError(`the PostgreSQL COPY stream has rows of ${fields} fields where ${count} columns were expected`);
         pos += 2;
-        this.row = new Array(count);
+        if (this.builders === null) this.row = new Array(count);
         this.column = 0;
         this.state = State.FieldLength;
         this.need = 4;
@@ -184,7 +204,9 @@ export class BinaryCopyDecoder {
           const length = dv.getInt32(pos);
           pos += 4;
           if (length === -1) {
-            row[this.column++] = null;
+            if (this.builders === null) row[this.column] = null;
+            else this.builders[this.column]!.nullValue();
+            this.column++;
             continue;
           }
           if (length < 0) throw new ServerError(`the PostgreSQL COPY stream has a field of length ${length}`);
@@ -235,7 +257,7 @@ export class BinaryCopyDecoder {
         if (fields !== this.decoders.length) {
           throw new ServerError(`the PostgreSQL COPY stream has rows of ${fields} fields where ${this.decoders.length} columns were expected`);
         }
-        this.row = new Array(fields);
+        if (this.builders === null) this.row = new Array(fields);
         this.column = 0;
         if (fields === 0) return this.endRow();
         this.state = State.FieldLength;
@@ -245,7 +267,8 @@ export class BinaryCopyDecoder {
       case State.FieldLength: {
         const length = dv.getInt32(p);
         if (length === -1) {
-          this.row[this.column] = null;
+          if (this.builders === null) this.row[this.column] = null;
+          else this.builders[this.column]!.nullValue();
           return this.nextField();
         }
         if (length < 0) throw new ServerError(`the PostgreSQL COPY stream has a field of length ${length}`);
@@ -276,16 +299,22 @@ export class BinaryCopyDecoder {
   }
 
   private endRow(): boolean {
-    this.rows.push(this.row);
+    if (this.builders === null) this.rows.push(this.row);
+    this.batchLength++;
     this.decoded++;
     this.state = State.FieldCount;
     this.need = 2;
-    return this.rows.length >= this.batchRows || this.batchBytes >= this.batchMaxBytes;
+    return this.batchLength >= this.batchRows || this.batchBytes >= this.batchMaxBytes;
   }
 
   private flush(): DecodedBatch {
-    const batch = { rows: this.rows, firstRowIndex: this.batchFirst, wideBytes: this.batchBytes };
+    const length = this.batchLength;
+    const batch: DecodedBatch =
+      this.builders === null
+        ? { rows: this.rows, length, firstRowIndex: this.batchFirst, wideBytes: this.batchBytes }
+        : { rows: [], length, arrow: arrowBatch(this.builders, this.arrowColumns, length, this.batchFirst), firstRowIndex: this.batchFirst, wideBytes: this.batchBytes };
     this.rows = [];
+    this.batchLength = 0;
     this.batchBytes = 0;
     this.batchFirst = this.decoded;
     return batch;

@@ -62,7 +62,7 @@ function text(buf: Buffer, pos: number, len: number): string {
   }
 }
 
-function timestamp(dv: DataView, pos: number, len: number): bigint {
+export function timestamp(dv: DataView, pos: number, len: number): bigint {
   fixed("a timestamp", 8, len);
   const hi = dv.getInt32(pos);
   // Within ±2^52 µs of 2000 (±142 years) the shifted value is exact in a double: one bigint made.

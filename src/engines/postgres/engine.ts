@@ -10,19 +10,21 @@
  */
 import { SQL } from "bun";
 import { ValueDoesNotFit } from "../../arrow/encode.ts";
+import { PulledRead } from "../pulled-read.ts";
 import type { ColumnInfo, TableInfo } from "../../catalog.ts";
 import type { TableConfig } from "../../config/types.ts";
-import { BadRequestError, ClientGoneError, TooManyRowsError, ValueDoesNotFitError } from "../../errors.ts";
+import { BadRequestError, TooManyRowsError, ValueDoesNotFitError } from "../../errors.ts";
 import type { OutputFormat } from "../../formats/registry.ts";
-import { MAX_IN_FLIGHT } from "../../results/batches.ts";
-import { ResultStream, ResultTooLarge, type QueryResult } from "../../results/result-stream.ts";
-import { TimeBudget, timeLimitError } from "../../results/time-budget.ts";
-import { bytesOfValues } from "../sqlite/protocol.ts";
+import { FIRST_RESPONSE_BYTES, FIRST_RESPONSE_ROWS } from "../../results/batches.ts";
+import type { QueryResult } from "../../results/result-stream.ts";
 import { encoderColumns, type ValidatedQuery } from "../../sql/validated.ts";
 import type { Described, ReadOptions, StoredMisfit, TableEngine, TableSample } from "../engine.ts";
 import { readPgColumns } from "./catalog.ts";
 import { compileForPostgres, isRefusal, type PostgresQuery } from "./compile.ts";
-import { countPgRows, openPgRead, type PgRead } from "./read.ts";
+import { countPgRows, openPgRead, sessionSettings, type PgRead } from "./read.ts";
+import type { DecodedBatch } from "./copy-binary.ts";
+import { quoteIdent, type DecodeColumn } from "./types.ts";
+import type { EncoderColumn } from "../../arrow/encode.ts";
 import { samplePgTable, scanPgTable, type PgRelation } from "./sample.ts";
 
 export interface PostgresSource {
@@ -54,7 +56,9 @@ export class PostgresEngine implements TableEngine {
     private readonly source: PostgresSource,
     private readonly limits: PostgresLimits,
   ) {
-    this.sql = new SQL(source.url, { max: source.maxConnections, idleTimeout: 60, connectionTimeout: 10 });
+    // Every connection starts with the reads' settings (read.ts sessionSettings), so a read without
+    // a count is one statement: the COPY alone (ARCHITECTURE.md §9 "The PostgreSQL engine").
+    this.sql = new SQL(source.url, { max: source.maxConnections, idleTimeout: 60, connectionTimeout: 10, connection: sessionSettings(limits.queryTimeoutMs) });
   }
 
   async describe(tables: readonly { config: TableConfig; index: number }[]): Promise<Described> {
@@ -79,7 +83,7 @@ export class PostgresEngine implements TableEngine {
       for (const key of Object.keys(config.columns)) {
         if (!columns.some((c) => c.name === key)) problems.push(`tables[${index}].columns.${key}: no column '${key}' in ${schema}.${name}`);
       }
-      this.located.set(config, { schema, name, kind: read.kind, columns: read.columns });
+      this.located.set(config, { schema, name, kind: read.kind, columns: read.columns, key: read.key });
       // No HTTP-thread reads here (isSmall is false): a LIMIT's bound matters to nobody else.
       described.push({ name: config.name, columns, hasRowid: false, limitBounded: read.kind === "table", engine: "postgres", config });
     }
@@ -143,12 +147,50 @@ export class PostgresEngine implements TableEngine {
     // A streamed result over max_rows is refused before any byte, from the count of the same snapshot.
     const count = options.streamed && !bounded;
     // Our deadline is the TimeBudget below (paused while the client holds the read back).
-    const read = await openPgRead(this.sql, { select: compiled.select, columns, timeoutMs: this.limits.queryTimeoutMs, deadlineMs: Number.POSITIVE_INFINITY, count });
+    // An Arrow answer without a cap on its values' bytes takes the COPY's bytes straight into Arrow
+    // buffers (copy-arrow.ts); a capped one counts its values as every engine does (bytesOfValues).
+    const arrow = format.name === "arrow" && options.maxBytes === null ? encoderColumns(query) : undefined;
+    const base = { columns, timeoutMs: this.limits.queryTimeoutMs, arrow, inSession: true };
+    const started = performance.now();
+    if (count) {
+      // Most answers fit in a response's first part: read at most that much, as one statement, and
+      // when the rows end there their number is known without a count (nothing is sent before).
+      const whole = await this.readWhole(compiled.select, base);
+      if (whole !== null) {
+        const rows = whole.reduce((sum, batch) => sum + batch.length, 0);
+        if (rows > this.limits.maxRows) throw new TooManyRowsError(rows, this.limits.maxRows);
+        return new PulledRead(heldRead(whole, rows), query, format, options, this.limits, started).started;
+      }
+    }
+    // A table's integer key bounds its rows: within max_rows, no count (SQLite's rowid span, lanes.ts).
+    const bound = located.key == null ? undefined : { sql: keySpanSql(located), within: this.limits.maxRows };
+    const read = await openPgRead(this.sql, { ...base, select: compiled.select, deadlineMs: Number.POSITIVE_INFINITY, count, bound });
     if (read.count !== null && read.count > this.limits.maxRows) {
       await read.close();
       throw new TooManyRowsError(read.count, this.limits.maxRows);
     }
-    return new CopyRead(read, query, format, options, this.limits).started;
+    return new PulledRead(read, query, format, options, this.limits, started).started;
+  }
+
+  /**
+   * The whole result when it holds at most what a response's first part holds (FIRST_RESPONSE_ROWS
+   * rows, FIRST_RESPONSE_BYTES of text and blobs), read as one COPY of at most one row more; null
+   * when there is more (the read then counts first, in its own snapshot).
+   */
+  private async readWhole(select: string, base: { columns: DecodeColumn[]; timeoutMs: number; arrow: EncoderColumn[] | undefined; inSession: boolean }): Promise<DecodedBatch[] | null> {
+    // Under the query time limit as a whole (openPgRead's own deadline): nothing is sent meanwhile.
+    const read = await openPgRead(this.sql, { ...base, select: `SELECT * FROM (${select}) AS whole LIMIT ${FIRST_RESPONSE_ROWS + 1}` });
+    const batches: DecodedBatch[] = [];
+    let rows = 0;
+    let bytes = 0;
+    for await (const batch of read.batches) {
+      batches.push(batch);
+      rows += batch.length;
+      bytes += batch.wideBytes;
+      // Wide rows: stop reading (the statement is cancelled) once past what a first part holds.
+      if (bytes > FIRST_RESPONSE_BYTES) break;
+    }
+    return rows > FIRST_RESPONSE_ROWS || bytes > FIRST_RESPONSE_BYTES ? null : batches;
   }
 
   /** A dashboard's sample (sample.ts), under the query time limit; a refused value names its column. */
@@ -178,86 +220,21 @@ export class PostgresEngine implements TableEngine {
   }
 }
 
-/** One COPY read, encoded batch by batch into the response (results/result-stream.ts). */
-class CopyRead extends ResultStream {
-  private inFlight = 0;
-  private creditBack: (() => void) | null = null;
-  private stopped: Error | null = null;
-  private readonly timer: TimeBudget;
-
-  constructor(
-    private readonly read: PgRead,
-    private readonly query: ValidatedQuery,
-    private readonly format: OutputFormat,
-    private readonly options: ReadOptions,
-    private readonly limits: PostgresLimits,
-  ) {
-    super(options.sending);
-    this.timer = new TimeBudget(limits.queryTimeoutMs, () => this.stop(timeLimitError(limits.queryTimeoutMs)));
-    this.timer.start();
-    void this.pump();
-  }
-
-  private stop(error: Error): void {
-    if (this.stopped !== null) return;
-    this.stopped = error;
-    this.creditBack?.();
-    void this.read.close(error);
-  }
-
-  protected cancel(): void {
-    this.stop(new ClientGoneError());
-  }
-
-  /** Pushes the bytes and waits while MAX_IN_FLIGHT chunks wait for the client (its time does not count). */
-  private async send(bytes: Uint8Array, rows: number): Promise<void> {
-    this.inFlight++;
-    this.push([bytes], rows, () => {
-      this.inFlight--;
-      this.creditBack?.();
-    });
-    if (this.inFlight < MAX_IN_FLIGHT) return;
-    this.timer.pause();
-    this.startStreaming();
-    while (this.inFlight >= MAX_IN_FLIGHT && this.stopped === null) await new Promise<void>((resolve) => (this.creditBack = resolve));
-    this.creditBack = null;
-    this.timer.resume();
-  }
-
-  private async pump(): Promise<void> {
-    const encoder = this.format.create(encoderColumns(this.query));
-    const maxBytes = this.options.maxBytes ?? Number.POSITIVE_INFINITY;
-    let rows = 0;
-    let valueBytes = 0;
-    try {
-      await this.send(encoder.head(), 0);
-      for await (const batch of this.read.batches) {
-        if (this.stopped !== null) break;
-        rows += batch.rows.length;
-        // A result read whole has no count first: the read finds the excess (as SQLite's does).
-        if (rows > this.limits.maxRows) throw new TooManyRowsError(rows, this.limits.maxRows);
-        for (const row of batch.rows) valueBytes += bytesOfValues(row);
-        if (valueBytes > maxBytes) throw new ResultTooLarge("the values passed the transport's cap");
-        await this.send(encoder.batch(batch.rows, batch.firstRowIndex), batch.rows.length);
-      }
-      if (this.stopped !== null) throw this.stopped;
-      this.timer.stop();
-      this.finish([encoder.end()], rows);
-    } catch (error) {
-      this.timer.stop();
-      void this.read.close(error);
-      this.fail(this.stopped ?? readError(error, this.query));
-    }
-  }
+/** max(key) − min(key) + 1 of the table as text (numeric: no int8 overflow), NULL when empty; each side one index lookup. */
+function keySpanSql(located: Located): string {
+  const key = quoteIdent(located.key!);
+  return `SELECT (max(${key})::numeric - min(${key})::numeric + 1)::text AS span FROM ${quoteIdent(located.schema)}.${quoteIdent(located.name)}`;
 }
 
-/** A value that does not fit names its table, column and row of the result (PostgreSQL has no rowid). */
-function readError(error: unknown, query: ValidatedQuery): Error {
-  if (error instanceof ValueDoesNotFit) {
-    const column = query.columns[error.columnIndex]?.name ?? `#${error.columnIndex}`;
-    return new ValueDoesNotFitError(query.table.name, column, null, `row ${error.rowIndex + 1} of the result: ${error.detail}`);
-  }
-  return error instanceof Error ? error : new Error(String(error));
+/** A read already done: its batches, held. */
+function heldRead(batches: DecodedBatch[], rows: number): PgRead {
+  return {
+    count: rows,
+    batches: (async function* () {
+      yield* batches;
+    })(),
+    close: async () => {},
+  };
 }
 
 /** The source named, without its URL (it may hold a password). */

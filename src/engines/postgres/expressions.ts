@@ -7,6 +7,7 @@
 import type { Expr, Literal } from "../../sql/statement.ts";
 import type { PostgresColumn } from "./columns.ts";
 import { compare, same } from "./comparisons.ts";
+import { dialect } from "./dialect.ts";
 import { call } from "./functions.ts";
 import { glob, like } from "./patterns.ts";
 import { described, notAvailable } from "./refusal.ts";
@@ -155,10 +156,10 @@ function arithmeticOf(op: ArithmeticOperator, left: Value, right: Value, constru
     // Only -9223372036854775808 / -1 overflows a division.
     const divisor = constantNumber(b);
     if (op !== "%" && !(op === "/" && divisor !== undefined && divisor !== -1n)) {
-      scope.failures.push(`${construct}: PostgreSQL fails on an INTEGER result beyond 64 bits, where SQLite switches to REAL: on this table CAST an operand AS REAL`);
+      scope.failures.push(`${construct}: ${dialect().engine} fails on an INTEGER result beyond 64 bits, where SQLite switches to REAL: on this table CAST an operand AS REAL`);
     }
     // SQLite: division or remainder by zero is NULL; C's / and % truncate toward zero, as PostgreSQL's.
-    const sql = op === "/" || op === "%" ? `(${x} ${op} NULLIF(${y}, 0))` : `(${x} ${op} ${y})`;
+    const sql = op === "/" ? dialect().integerDivide(x, y) : op === "%" ? `(${x} % NULLIF(${y}, 0))` : `(${x} ${op} ${y})`;
     return { sql, class: "int", affinity: "none" };
   }
   // coalesce(price, 0) is INTEGER on the rows where price is NULL: as a double it is exact while
@@ -171,15 +172,16 @@ function arithmeticOf(op: ArithmeticOperator, left: Value, right: Value, constru
   }
   // Dividing by a number of magnitude 1 or more never overflows.
   const divisor = constantNumber(b);
-  if (!(op === "/" && divisor !== undefined && Math.abs(Number(divisor)) >= 1)) {
-    scope.failures.push(`${construct}: PostgreSQL fails on a REAL result beyond ±1.8e308, where SQLite gives Inf`);
+  if (dialect().realOverflowFails && !(op === "/" && divisor !== undefined && Math.abs(Number(divisor)) >= 1)) {
+    scope.failures.push(`${construct}: ${dialect().engine} fails on a REAL result beyond ±1.8e308, where SQLite gives Inf`);
   }
   const [x, y] = [asFloat8(a), asFloat8(b)];
   let sql: string;
   if (op === "%") {
     // SQLite: the remainder of both operands truncated to integers (vdbe.c OP_Remainder).
-    sql = `((pg_catalog.trunc(${x}))::int8 % NULLIF((pg_catalog.trunc(${y}))::int8, 0))::float8`;
-    scope.failures.push(`${construct}: PostgreSQL fails on a REAL beyond int64 in %, where SQLite saturates it`);
+    const trunc = dialect().fn("trunc");
+    sql = `((${trunc}(${x}))::int8 % NULLIF((${trunc}(${y}))::int8, 0))::float8`;
+    scope.failures.push(`${construct}: ${dialect().engine} fails on a REAL beyond int64 in %, where SQLite saturates it`);
   } else {
     const divisor = op === "/" ? `NULLIF(${y}, '0'::float8)` : y;
     // A NaN result (Inf - Inf) is NULL in SQLite.
@@ -204,7 +206,7 @@ function negate(v: Value, construct: string, scope: Scope): Value {
   }
   if (typeof constant === "number") return constantValue({ kind: "real", value: -constant });
   if (n.class === "int") {
-    scope.failures.push(`${construct}: PostgreSQL fails to negate -9223372036854775808, where SQLite gives a REAL`);
+    scope.failures.push(`${construct}: ${dialect().engine} fails to negate -9223372036854775808, where SQLite gives a REAL`);
     return { sql: `(- ${asInt8(n)})`, class: "int", affinity: "none" };
   }
   return { sql: `(- ${n.sql})`, class: n.class, affinity: "none", bound: n.bound };
@@ -232,8 +234,8 @@ function cast(v: Value, to: string, construct: string, scope: Scope): Value {
       if (typeof number === "number") return typed(constantValue({ kind: "int", value: doubleToInt64(number) }));
       if (text !== undefined && /^[+-]?[0-9]{1,18}$/.test(text)) return typed(constantValue({ kind: "int", value: BigInt(text) }));
       if (v.class === "real" || v.class === "num" || v.class === "numeric") {
-        scope.failures.push(`${construct}: PostgreSQL fails on a value beyond int64, where SQLite saturates it`);
-        return typed({ sql: `(pg_catalog.trunc(${v.sql}))::int8`, class: "int", affinity });
+        scope.failures.push(`${construct}: ${dialect().engine} fails on a value beyond int64, where SQLite saturates it`);
+        return typed({ sql: `(${dialect().fn("trunc")}(${v.sql}))::int8`, class: "int", affinity });
       }
       return refuse(v.class === "blob" ? "a blob" : "text");
     case "REAL":
@@ -250,7 +252,7 @@ function cast(v: Value, to: string, construct: string, scope: Scope): Value {
       if (v.class === "blob") return typed(v);
       const asString = asText(v, `${construct} (CAST AS BLOB)`);
       if (asString.constant?.kind === "text") return typed(constantValue({ kind: "blob", hex: Buffer.from(asString.constant.value, "utf8").toString("hex") }));
-      return typed({ sql: `pg_catalog.convert_to(${asString.sql}, 'UTF8')`, class: "blob", affinity });
+      return typed({ sql: dialect().utf8Bytes(asString.sql), class: "blob", affinity });
     }
     default: {
       // NUMERIC: INTEGER when the value is a whole number in int64, else REAL.

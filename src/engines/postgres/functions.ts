@@ -19,6 +19,7 @@ import {
   asFloat8, asInt8, asText, boolAsInt, constantNumber, constantValue, isNull, NULL_VALUE, textForm, type Value,
 } from "./values.ts";
 import { textLiteral } from "./literals.ts";
+import { dialect } from "./dialect.ts";
 
 type Compiler = (args: Value[], construct: string, scope: Scope) => Value;
 
@@ -48,11 +49,11 @@ const FUNCTIONS: Record<string, Compiler> = {
     switch (n.class) {
       case "int":
         // abs(-9223372036854775808) is an error in both.
-        return { sql: `pg_catalog.abs(${asInt8(n)})`, class: "int", affinity: "none" };
+        return { sql: `${dialect().fn("abs")}(${asInt8(n)})`, class: "int", affinity: "none" };
       case "real":
       case "num":
       case "numeric":
-        return { sql: `pg_catalog.abs(${n.sql})`, class: n.class, affinity: "none", bound: n.bound };
+        return { sql: `${dialect().fn("abs")}(${n.sql})`, class: n.class, affinity: "none", bound: n.bound };
       default:
         return notAvailable(`${construct}, abs() of text`, "SQLite reads text as the number it starts with");
     }
@@ -85,7 +86,7 @@ const FUNCTIONS: Record<string, Compiler> = {
     return {
       sql:
         `(CASE WHEN ${r} < '-4503599627370496'::float8 OR ${r} > '4503599627370496'::float8 THEN ${r} ` +
-        `ELSE pg_catalog.trunc(${r} + CASE WHEN ${r} < '0'::float8 THEN '-0.5'::float8 ELSE '0.5'::float8 END) END)`,
+        `ELSE ${dialect().fn("trunc")}(${r} + CASE WHEN ${r} < '0'::float8 THEN '-0.5'::float8 ELSE '0.5'::float8 END) END)`,
       class: "real",
       affinity: "none",
     };
@@ -97,10 +98,10 @@ const FUNCTIONS: Record<string, Compiler> = {
   length([x], construct) {
     if (isNull(x!)) return NULL_VALUE;
     if (x!.constant?.kind === "blob") return constantValue({ kind: "int", value: BigInt(x!.constant.hex.length / 2) });
-    if (x!.class === "blob") return int(`pg_catalog.length(${x!.sql})`);
+    if (x!.class === "blob") return int(dialect().blobLength(x!.sql) ?? notAvailable(`${construct}, length() of a blob`));
     const t = asText(x!, construct);
     if (t.constant?.kind === "text") return constantValue({ kind: "int", value: BigInt([...t.constant.value].length) });
-    return int(`pg_catalog.length(${t.sql})`);
+    return int(`${dialect().fn("length")}(${t.sql})`);
   },
 
   substr: substring,
@@ -113,17 +114,17 @@ const FUNCTIONS: Record<string, Compiler> = {
   instr([haystack, needle], construct) {
     if (isNull(haystack!) || isNull(needle!)) return NULL_VALUE;
     const blobs = [haystack!, needle!].filter((v) => v.class === "blob").length;
-    if (blobs === 2) return int(`POSITION(${needle!.sql} IN ${haystack!.sql})`);
+    if (blobs === 2) return dialect().blobPositions ? int(`POSITION(${needle!.sql} IN ${haystack!.sql})`) : notAvailable(`${construct}, instr() of blobs`);
     if (blobs === 1) return notAvailable(`${construct}, instr() of a blob and text`);
     const [h, n] = [asText(haystack!, construct), asText(needle!, construct)];
-    return int(`pg_catalog.strpos(${h.sql} COLLATE "C", ${n.sql})`);
+    return int(`${dialect().fn("strpos")}(${dialect().binary(h.sql)}, ${n.sql})`);
   },
 
   replace(args, construct) {
     if (args.some(isNull)) return NULL_VALUE;
     if (args.some((v) => v.class === "blob")) return notAvailable(`${construct}, replace() in a blob`);
     const [x, from, to] = args.map((v) => asText(v, construct)) as [Value, Value, Value];
-    return text(`pg_catalog.replace(${x.sql} COLLATE "C", ${from.sql}, ${to.sql})`);
+    return text(`${dialect().fn("replace")}(${dialect().binary(x.sql)}, ${from.sql}, ${to.sql})`);
   },
 
   coalesce: (args) => firstNotNull(args),
@@ -170,7 +171,7 @@ const FUNCTIONS: Record<string, Compiler> = {
       if (picture === "%") literal += "%";
       else {
         flush();
-        pieces.push(`pg_catalog.to_char(${at}, '${picture}')`);
+        pieces.push(dialect().formatTimestamp(at, picture));
       }
     }
     flush();
@@ -190,8 +191,7 @@ function caseFolded(x: Value, construct: string, name: "lower" | "upper", fold: 
   if (isNull(x)) return NULL_VALUE;
   const t = asText(x, construct);
   if (t.constant?.kind === "text") return constantValue({ kind: "text", value: fold(t.constant.value) });
-  // lower() under COLLATE "C" folds ASCII letters only, as SQLite's.
-  return text(`pg_catalog.${name}(${t.sql} COLLATE "C")`);
+  return text(dialect().asciiCase(name, t.sql));
 }
 
 /** func.c substrFunc with literal start and length: characters of text, bytes of a blob. */
@@ -205,6 +205,7 @@ function substring([x, start, length]: Value[], construct: string): Value {
     if (whole > 2n ** 31n - 1n || whole < -(2n ** 31n)) return notAvailable(`${construct}, substr() with ${whole}`);
     return Number(whole);
   };
+  if (x!.class === "blob" && !dialect().blobPositions) return notAvailable(`${construct}, substr() of a blob`);
   const subject = x!.class === "blob" ? x! : asText(x!, construct);
   let p1 = literal(start!);
   // Without a length: SQLite's maximum string length (SQLITE_LIMIT_LENGTH), longer than any value.
@@ -220,9 +221,9 @@ function substring([x, start, length]: Value[], construct: string): Value {
   const result = (sql: string): Value => ({ sql, class: kind, affinity: "none" });
   if (p1 < 0) {
     // From the end: depends on the value's length.
-    const len = `pg_catalog.length(${subject.sql})`;
-    if (!negative) return result(`pg_catalog.substr(${subject.sql}, ${len} + (${p1 + 1}), ${p2})`);
-    return result(`pg_catalog.substr(${subject.sql}, GREATEST(${len} + (${p1}), 0) - ${p2} + 1, ${p2})`);
+    const len = `${dialect().fn("length")}(${subject.sql})`;
+    if (!negative) return result(dialect().substr(subject.sql, `${len} + (${p1 + 1})`, `${p2}`));
+    return result(dialect().substr(subject.sql, `GREATEST(${len} + (${p1}), 0) - ${p2} + 1`, `${p2}`));
   }
   if (p1 > 0) p1--;
   else if (p2 > 0) p2--;
@@ -233,14 +234,15 @@ function substring([x, start, length]: Value[], construct: string): Value {
       p1 = 0;
     }
   }
-  return result(`pg_catalog.substr(${subject.sql}, ${p1 + 1}, ${p2})`);
+  return result(dialect().substr(subject.sql, `${p1 + 1}`, `${p2}`));
 }
 
 function trimmed(name: "btrim" | "ltrim" | "rtrim", [x, characters]: Value[], construct: string): Value {
   if (isNull(x!) || (characters !== undefined && isNull(characters))) return NULL_VALUE;
   if (x!.class === "blob" || characters?.class === "blob") return notAvailable(`${construct}, trimming a blob`);
   const t = asText(x!, construct);
-  return text(characters === undefined ? `pg_catalog.${name}(${t.sql})` : `pg_catalog.${name}(${t.sql}, ${asText(characters, construct).sql})`);
+  const fn = dialect().fn(name);
+  return text(characters === undefined ? `${fn}(${t.sql})` : `${fn}(${t.sql}, ${asText(characters, construct).sql})`);
 }
 
 /**
@@ -324,17 +326,17 @@ function dateFunction(name: "date" | "time" | "datetime" | "julianday" | "unixep
   const at = asTimestamp(t);
   switch (name) {
     case "date":
-      return { ...text(`pg_catalog.to_char(${at}, 'YYYY-MM-DD')`), neverNumeric: true };
+      return { ...text(dialect().formatTimestamp(at, "YYYY-MM-DD")), neverNumeric: true };
     case "time":
-      return { ...text(`pg_catalog.to_char(${at}, 'HH24:MI:SS')`), neverNumeric: true };
+      return { ...text(dialect().formatTimestamp(at, "HH24:MI:SS")), neverNumeric: true };
     case "datetime":
-      return { ...text(`pg_catalog.to_char(${at}, 'YYYY-MM-DD HH24:MI:SS')`), neverNumeric: true };
+      return { ...text(dialect().formatTimestamp(at, "YYYY-MM-DD HH24:MI:SS")), neverNumeric: true };
     case "julianday":
       // Days and half a day are exact doubles; SQLite's fractions of a day are its own rounding.
       if (t.class !== "date") return notAvailable(`${construct}, julianday() of a timestamp`, "compare the timestamp itself, or use unixepoch()");
       return { sql: `((${t.sql} - '1970-01-01'::date)::float8 + '2440587.5'::float8)`, class: "real", affinity: "none" };
     case "unixepoch":
       if (t.class === "date") return { sql: `((${t.sql} - '1970-01-01'::date)::int8 * 86400)`, class: "int", affinity: "none" };
-      return { sql: `(pg_catalog.floor(EXTRACT(EPOCH FROM ${t.sql})))::int8`, class: "int", affinity: "none" };
+      return { sql: `(${dialect().fn("floor")}(EXTRACT(EPOCH FROM ${t.sql})))::int8`, class: "int", affinity: "none" };
   }
 }

@@ -6,6 +6,7 @@
  * client_encoding must be UTF8.
  */
 import { realText } from "../../sql/statement.ts";
+import { dialect } from "./dialect.ts";
 import { notAvailable } from "./refusal.ts";
 
 /** A double-quoted identifier (`"` doubled): any name, never a keyword or an operator. */
@@ -16,7 +17,7 @@ export function quoteIdentifier(name: string): string {
 
 /** A text literal of type text. PostgreSQL text holds no NUL character, and UTF-8 no lone surrogate. */
 export function textLiteral(value: string): string {
-  if (value.includes("\u0000")) notAvailable("Text with a NUL character (\\u0000)", "PostgreSQL text cannot hold it");
+  if (value.includes("\u0000")) notAvailable("Text with a NUL character (\\u0000)", `${dialect().engine} text cannot hold it`);
   if (!value.isWellFormed()) notAvailable("Text with an unpaired UTF-16 surrogate", "send valid Unicode");
   return `E'${value.replaceAll("\\", "\\\\").replaceAll("'", "''")}'::text`;
 }
@@ -31,9 +32,9 @@ export function realLiteral(value: number): string {
 }
 
 export function numericLiteral(text: string): string {
-  return `'${text}'::numeric`;
+  return dialect().numericLiteral(text);
 }
 
 export function blobLiteral(hex: string): string {
-  return `E'\\\\x${hex}'::bytea`;
+  return dialect().blobLiteral(hex);
 }

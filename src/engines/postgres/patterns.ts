@@ -11,6 +11,7 @@
 import { notAvailable } from "./refusal.ts";
 import { asText, isNull, NULL_VALUE, neverUnlessNull, type Value } from "./values.ts";
 import { textLiteral } from "./literals.ts";
+import { dialect } from "./dialect.ts";
 
 const ESCAPE = "E'\\\\'";
 
@@ -25,11 +26,11 @@ export function like(x: Value, pattern: Value, escape: string | null, negated: b
   let test: string;
   if (p.constant?.kind === "text") {
     const translated = likePattern(p.constant.value, escape);
-    test = translated === null ? neverUnlessNull(subject) : `(${subject.sql} COLLATE "C" ILIKE ${textLiteral(translated)} ESCAPE ${ESCAPE})`;
+    test = translated === null ? neverUnlessNull(subject) : dialect().asciiCaselessLike(subject.sql, textLiteral(translated), ESCAPE);
   } else {
     // A pattern read from the table: PostgreSQL fails on one that ends with the escape character.
     if (escape !== null) notAvailable(`${construct}, with ESCAPE and a pattern that is not a literal`, "write the pattern as a literal");
-    test = `(${subject.sql} COLLATE "C" ILIKE ${p.sql} ESCAPE '')`;
+    test = dialect().asciiCaselessLike(subject.sql, p.sql, "''");
   }
   return negated ? `(NOT ${test})` : test;
 }
@@ -65,10 +66,10 @@ export function glob(x: Value, pattern: Value, negated: boolean, construct: stri
   if (tokens === null) test = neverUnlessNull(subject);
   else if (tokens.every((t) => !("set" in t))) {
     const translated = tokens.map((t) => ("any" in t ? "%" : "one" in t ? "_" : likeCharacter((t as { literal: string }).literal))).join("");
-    test = `(${subject.sql} COLLATE "C" LIKE ${textLiteral(translated)} ESCAPE ${ESCAPE})`;
+    test = `(${dialect().binary(subject.sql)} LIKE ${textLiteral(translated)} ESCAPE ${ESCAPE})`;
   } else {
     const regex = globRegex(tokens);
-    test = regex === null ? neverUnlessNull(subject) : `(${subject.sql} COLLATE "C" ~ ${textLiteral(regex)})`;
+    test = regex === null ? neverUnlessNull(subject) : dialect().regexMatch(subject.sql, textLiteral(regex));
   }
   return negated ? `(NOT ${test})` : test;
 }
@@ -116,12 +117,7 @@ function globTokens(pattern: string): GlobToken[] | null {
   return tokens;
 }
 
-const regexCharacter = (code: number) =>
-  /^[A-Za-z0-9]$/.test(String.fromCodePoint(code))
-    ? String.fromCodePoint(code)
-    : code > 0xffff
-      ? `\\U${code.toString(16).padStart(8, "0")}`
-      : `\\u${code.toString(16).padStart(4, "0")}`;
+const regexCharacter = (code: number) => dialect().regexCharacter(code);
 
 /** An anchored advanced regular expression; null when a class can match nothing (so the pattern neither). */
 function globRegex(tokens: GlobToken[]): string | null {

@@ -42,6 +42,19 @@ export interface PgReadOptions extends CopyDecoderOptions {
   signal?: AbortSignal;
   /** Also count the select's rows, in the same snapshot, before the read (per_row prices). */
   count?: boolean;
+  /**
+   * With `count`: a query of one text value (or NULL, for none) that bounds the select's rows from
+   * above, run first in the same snapshot; when its value is at most `within`, no count is made
+   * (`count` is then null). A table's integer key gives one cheaply: max − min + 1, two index lookups.
+   */
+  bound?: { sql: string; within: number };
+  /**
+   * The pool's connections already hold this read's settings for their whole session
+   * (`sessionSettings(timeoutMs)` given at connect, as the engine's pool does): a read without a
+   * count is then the COPY alone, one statement with one snapshot and one round trip, not a
+   * transaction around it.
+   */
+  inSession?: boolean;
 }
 
 export interface PgRead {
@@ -59,6 +72,15 @@ export interface PgRead {
 
 /** How long a ROLLBACK or COMMIT may take before the connection is closed instead of pooled. */
 export const ROLLBACK_GRACE_MS = 5_000;
+
+/**
+ * The settings every read runs under, for a pool's connections from their start (Bun.SQL's
+ * `connection` option: PostgreSQL takes them in the startup message, over the role's and the
+ * database's defaults), with every transaction read-only.
+ */
+export function sessionSettings(timeoutMs: number): Record<string, string> {
+  return { ...Object.fromEntries(settings(timeoutMs)), default_transaction_read_only: "on" };
+}
 
 /** Session settings of the read's transaction (set_config(…, true): they end with it). An infinite timeout sets none ("0"). */
 function settings(timeoutMs: number): [string, string][] {
@@ -88,6 +110,8 @@ export async function openPgRead(sql: SQL, options: PgReadOptions): Promise<PgRe
   options.signal?.throwIfAborted();
   const conn = await sql.reserve(options.signal === undefined ? undefined : { signal: options.signal });
   const decoder = new BinaryCopyDecoder(options.columns, options);
+  /** The COPY runs alone, without a transaction around it. */
+  const single = options.inSession === true && options.count !== true;
 
   let stopped: { reason: unknown } | null = null;
   /** The statement the connection runs now (BEGIN, the settings, the count, the COPY). */
@@ -110,7 +134,10 @@ export async function openPgRead(sql: SQL, options: PgReadOptions): Promise<PgRe
       // The statement settles before the transaction ends: a cancel meant for it cannot reach the
       // next user of the pooled connection.
       await statement?.catch(() => {});
-      await endTransaction(conn, commit);
+      // A COPY alone (inSession) that ended well left no transaction to end; otherwise COMMIT or
+      // ROLLBACK (a ROLLBACK outside a transaction only warns, and shows the connection answers).
+      if (commit && single) await conn.release();
+      else await endTransaction(conn, commit);
     })());
   const copyError = (): unknown => copyFailed?.error;
   /** Throws the stop's reason once stopped (a function: the stop comes from callbacks). */
@@ -145,10 +172,18 @@ export async function openPgRead(sql: SQL, options: PgReadOptions): Promise<PgRe
 
   let count: number | null = null;
   try {
-    await run(conn.unsafe("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
-    const pairs = settings(options.timeoutMs);
-    await run(conn.unsafe(`SELECT ${pairs.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(", ")}`, pairs.flat()));
-    if (options.count === true) {
+    if (options.inSession !== true || options.count === true) {
+      await run(conn.unsafe("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+      const pairs = settings(options.timeoutMs);
+      await run(conn.unsafe(`SELECT ${pairs.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(", ")}`, pairs.flat()));
+    }
+    let bounded = false;
+    if (options.count === true && options.bound !== undefined) {
+      const [row] = (await run(conn.unsafe(options.bound.sql))) as Record<string, string | null>[];
+      const value = row === undefined ? null : Object.values(row)[0];
+      bounded = value === null || value === undefined || Number(value) <= options.bound.within;
+    }
+    if (options.count === true && !bounded) {
       const [row] = (await run(conn.unsafe(`SELECT count(*)::text AS n FROM (${options.select}) AS counted`))) as { n: string }[];
       count = Number(row!.n);
     }

@@ -5,12 +5,13 @@
  */
 import { shown } from "../../sql/refusals.ts";
 import type { Expr, Literal } from "../../sql/statement.ts";
+import { dialect } from "./dialect.ts";
 
 export class Refused extends Error {}
 
-/** "<construct> is not available on tables served from PostgreSQL[: <what to do>]". */
+/** "<construct> is not available on tables served from PostgreSQL[: <what to do>]" (or the dialect's engine). */
 export function notAvailable(construct: string, instead?: string): never {
-  throw new Refused(`${construct} is not available on tables served from PostgreSQL${instead === undefined ? "" : `: ${instead}`}`);
+  throw new Refused(`${construct} is not available on tables served from ${dialect().engine}${instead === undefined ? "" : `: ${instead}`}`);
 }
 
 /** An expression as a buyer would write it, for messages: quoted column names, one line, cut to 60 characters. */

@@ -26,6 +26,8 @@ export interface PgRelation {
   name: string;
   kind: PgRelationKind;
   columns: PgColumn[];
+  /** Its integer key (catalog.ts), when it has one. */
+  key?: string | null;
 }
 
 const POSITION = quoteIdent("arrow402 position");

@@ -6,6 +6,7 @@
  * (folded at compile time with SQLite's rules, sqlite-numbers.ts).
  */
 import type { Affinity, ColumnClass } from "./columns.ts";
+import { dialect } from "./dialect.ts";
 import { blobLiteral, integerLiteral, realLiteral, textLiteral } from "./literals.ts";
 import { notAvailable } from "./refusal.ts";
 import { numberFromText } from "./sqlite-numbers.ts";
@@ -99,11 +100,11 @@ export function textForm(v: Value): Value {
   const text = (sql: string): Value => ({ sql, class: "text", affinity: "none", neverNumeric: true });
   switch (v.class) {
     case "date":
-      return text(`pg_catalog.to_char(${v.sql}, 'YYYY-MM-DD')`);
+      return text(dialect().dateText(v.sql));
     case "timestamptz":
     case "timestamp": {
       const utc = v.class === "timestamptz" ? `(${v.sql} AT TIME ZONE 'UTC')` : v.sql;
-      return text(`pg_catalog.regexp_replace(pg_catalog.to_char(${utc}, 'YYYY-MM-DD HH24:MI:SS.US'), E'\\\\.?0+$', '')`);
+      return text(dialect().timestampText(utc));
     }
     default:
       return v;

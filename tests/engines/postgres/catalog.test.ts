@@ -133,8 +133,23 @@ describe("relations", () => {
         { name: 'a "quoted" Name', type: utf8, nullable: true, sourceType: "text", wire: "text", asText: false },
         { name: "c", type: { kind: "date32" }, nullable: false, sourceType: "date", wire: "date", asText: false },
       ],
+      // Its primary key is a date: no integer key.
+      key: null,
     });
     expect(selectExpression(read.ok ? read.columns[1]! : ({} as PgColumn), '"t"')).toBe('"t"."a ""quoted"" Name"');
+  });
+
+  test.each([
+    ["a primary key of int8", "id int8 PRIMARY KEY, n int4 NOT NULL UNIQUE", "id"],
+    ["a NOT NULL int4 with a unique index, when the primary key is not an integer", "code text PRIMARY KEY, n int4 NOT NULL UNIQUE", "n"],
+    ["no key: a nullable unique int, a partial unique index, a two-column key", "a int UNIQUE, b int2 NOT NULL, c int NOT NULL, d int NOT NULL, PRIMARY KEY (c, d)", null],
+  ])("the integer key that bounds the rows (max − min + 1): %s", async (_, definition, key) => {
+    const table = `keyed_${String(key)}_${definition.length}`;
+    await sql.unsafe(`CREATE TABLE ${table} (${definition})`);
+    await sql.unsafe(`CREATE UNIQUE INDEX ON ${table} (${definition.startsWith("a int") ? "b) WHERE b > 0" : "n)"}`);
+    const read = await readPgColumns(sql, "public", table);
+    if (!read.ok) throw new Error(read.problem);
+    expect(read.key).toBe(key);
   });
 
   test("a view: the typmods of its expressions, every column nullable", async () => {

@@ -1,0 +1,148 @@
+/**
+ * One read of a DuckDB source (DESIGN.md §14 "Reads only, bounded"): its own connection, one
+ * transaction (the count, when asked for, and the rows come from one snapshot), the rows streamed
+ * chunk by chunk (DuckDB's streaming result computes the next chunk only when it is fetched: a
+ * reader that stalls holds the query back, memory does not grow with the result). close() — a
+ * deadline, a client gone — interrupts the query in DuckDB and ends the read at once; DuckDB sees
+ * the interrupt between two pieces of its work (a row group of a scan, measured up to seconds on
+ * heavy expressions), so the connection is closed in the background once the statement has stopped.
+ */
+import type { DuckDBConnection, DuckDBInstance, DuckDBResult } from "@duckdb/node-api";
+import type { ValueDoesNotFit } from "../../arrow/encode.ts";
+import { BadRequestError } from "../../errors.ts";
+import { timeLimitError } from "../../results/time-budget.ts";
+import type { PulledBatches } from "../pulled-read.ts";
+import { firstLine } from "./database.ts";
+import type { DuckColumnType } from "./types.ts";
+import { chunkRows } from "./values.ts";
+
+export interface DuckReadOptions {
+  select: string;
+  /** The select list's column types, in order. */
+  types: readonly DuckColumnType[];
+  /** The count's SQL, run first in the same transaction (per_row prices), or null. */
+  count: string | null;
+  /** The time limit of the statements before the first row (the count, the start of the select); the rows' own limit is the caller's. Infinity: none. */
+  timeoutMs: number;
+  /** A scan's: hears of each refused value (then null) instead of failing the read. */
+  misfit?: (refused: ValueDoesNotFit) => void;
+}
+
+export interface DuckRead extends PulledBatches {
+  readonly count: number | null;
+  readonly batches: AsyncGenerator<{ rows: unknown[][]; firstRowIndex: number }, void, undefined>;
+}
+
+/** An error of the driver's, as our own: its first line (DuckDB adds hints and context lines), naming the engine. */
+export function duckError(error: unknown): Error {
+  return new Error(`DuckDB: ${firstLine(error)}`);
+}
+
+export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOptions): Promise<DuckRead> {
+  const connection = await instance.connect();
+  let stopped: unknown = null;
+  let closed = false;
+  /** The statement or fetch under way: closing waits for it before the connection goes. */
+  let pending: Promise<unknown> = Promise.resolve();
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    pending = promise.catch(() => {});
+    return promise;
+  };
+  /** The connection is gone: nothing may be called on it. */
+  let disconnected = false;
+  const release = async () => {
+    if (closed) return;
+    closed = true;
+    await pending;
+    disconnected = true;
+    connection.closeSync();
+  };
+  let interrupted: (reason: unknown) => void = () => {};
+  /** Rejects when the read is stopped: what waits on DuckDB waits on this too. */
+  const stopping = new Promise<never>((_, reject) => (interrupted = reject));
+  stopping.catch(() => {});
+  const stop = (reason: unknown) => {
+    if (stopped !== null) return;
+    stopped = reason;
+    // A connection already closed has nothing running (and must not be touched).
+    if (!disconnected) connection.interrupt();
+    interrupted(reason);
+  };
+  /** A DuckDB call, given up on (not waited for) when the read stops. */
+  const call = <T>(promise: Promise<T>): Promise<T> => Promise.race([track(promise), stopping]);
+  const failure = (error: unknown) => (stopped !== null ? stopped : duckError(error));
+
+  let count: number | null = null;
+  let result: DuckDBResult;
+  const timer = Number.isFinite(options.timeoutMs) ? setTimeout(() => stop(timeLimitError(options.timeoutMs)), options.timeoutMs) : undefined;
+  try {
+    await call(connection.run("BEGIN TRANSACTION READ ONLY"));
+    if (options.count !== null) count = Number((await call(connection.runAndReadAll(options.count))).getRowsJS()[0]![0]);
+    result = await call(connection.stream(options.select));
+  } catch (error) {
+    const reported = failure(error);
+    void release();
+    throw reported;
+  } finally {
+    clearTimeout(timer);
+  }
+
+  async function* batches(): AsyncGenerator<{ rows: unknown[][]; firstRowIndex: number }, void, undefined> {
+    let firstRowIndex = 0;
+    try {
+      for (;;) {
+        if (stopped !== null) throw stopped;
+        let chunk;
+        try {
+          chunk = await call(result.fetchChunk());
+        } catch (error) {
+          throw failure(error);
+        }
+        if (stopped !== null) throw stopped;
+        if (chunk === null || chunk.rowCount === 0) break;
+        const rows = chunkRows(chunk, options.types, firstRowIndex, options.misfit);
+        yield { rows, firstRowIndex };
+        firstRowIndex += rows.length;
+      }
+      await track(connection.run("COMMIT")).catch(() => {});
+    } finally {
+      // Ended, failed, or left early (the generator's return()): the connection goes with its
+      // transaction, once a statement still stopping has stopped.
+      void release();
+    }
+  }
+
+  return {
+    count,
+    batches: batches(),
+    async close(reason?: unknown) {
+      stop(reason ?? new Error("the read was closed"));
+      void release();
+    },
+  };
+}
+
+/** One statement's single value on a connection of its own, interrupted at `timeoutMs` (the answer does not wait for DuckDB to stop). */
+export async function queryValue(instance: DuckDBInstance, sql: string, timeoutMs: number): Promise<unknown> {
+  const connection: DuckDBConnection = await instance.connect();
+  const running = connection.runAndReadAll(sql);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      connection.interrupt();
+      reject(timeLimitError(timeoutMs));
+    }, timeoutMs);
+  });
+  try {
+    const reader = await Promise.race([running, deadline]);
+    return reader.getRowsJS()[0]?.[0] ?? null;
+  } catch (error) {
+    throw error instanceof BadRequestError ? error : duckError(error);
+  } finally {
+    clearTimeout(timer);
+    void running.then(
+      () => connection.closeSync(),
+      () => connection.closeSync(),
+    );
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * A result read in batches that its client pulls (DESIGN.md §11, §14), for the engines that read on
+ * their own connections (PostgreSQL's COPY, DuckDB's streamed chunks): each batch is encoded in the
+ * buyer's format and handed into the engine-neutral ResultStream as the client (or its spill file)
+ * takes them. While MAX_IN_FLIGHT chunks wait for the client, the next batch is not asked for (the
+ * source waits too) and the time limit is paused; a client that goes away, or the time limit,
+ * closes the read (which stops the statement in the source).
+ */
+import { ValueDoesNotFit } from "../arrow/encode.ts";
+import { ClientGoneError, TooManyRowsError, ValueDoesNotFitError } from "../errors.ts";
+import type { OutputFormat } from "../formats/registry.ts";
+import { MAX_IN_FLIGHT } from "../results/batches.ts";
+import { ResultStream, ResultTooLarge } from "../results/result-stream.ts";
+import { TimeBudget, timeLimitError } from "../results/time-budget.ts";
+import { encoderColumns, type ValidatedQuery } from "../sql/validated.ts";
+import type { ReadOptions } from "./engine.ts";
+import { bytesOfValues } from "./sqlite/protocol.ts";
+
+/** What an engine's read hands over: its batches, pulled, and how to stop it. */
+export interface PulledBatches {
+  /**
+   * One array of values per row (as the encoders take them), and the index of the batch's first row
+   * in the result; or, for an Arrow answer an engine encoded itself (postgres/copy-arrow.ts), the
+   * batch's message in `arrow` and its row count in `length` (`rows` then empty).
+   */
+  readonly batches: AsyncIterable<{ rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number }>;
+  /** Stops the read if it still runs; resolves once its connection is released. */
+  close(reason?: unknown): Promise<void>;
+}
+
+/** One read, encoded batch by batch into the response (results/result-stream.ts). */
+export class PulledRead extends ResultStream {
+  private inFlight = 0;
+  private creditBack: (() => void) | null = null;
+  private stopped: Error | null = null;
+  private readonly timer: TimeBudget;
+
+  constructor(
+    private readonly read: PulledBatches,
+    private readonly query: ValidatedQuery,
+    private readonly format: OutputFormat,
+    private readonly options: ReadOptions,
+    private readonly limits: { maxRows: number; queryTimeoutMs: number },
+    /** When the read began (performance.now()): work done before this stream (a first read of the rows) counts against the time limit. */
+    started = performance.now(),
+  ) {
+    super(options.sending);
+    const left = Math.max(1, limits.queryTimeoutMs - (performance.now() - started));
+    this.timer = new TimeBudget(left, () => this.stop(timeLimitError(limits.queryTimeoutMs)));
+    this.timer.start();
+    void this.pump();
+  }
+
+  private stop(error: Error): void {
+    if (this.stopped !== null) return;
+    this.stopped = error;
+    this.creditBack?.();
+    void this.read.close(error);
+  }
+
+  protected cancel(): void {
+    this.stop(new ClientGoneError());
+  }
+
+  /** Pushes the bytes and waits while MAX_IN_FLIGHT chunks wait for the client (its time does not count). */
+  private async send(bytes: Uint8Array, rows: number): Promise<void> {
+    this.inFlight++;
+    this.push([bytes], rows, () => {
+      this.inFlight--;
+      this.creditBack?.();
+    });
+    if (this.inFlight < MAX_IN_FLIGHT) return;
+    this.timer.pause();
+    this.startStreaming();
+    while (this.inFlight >= MAX_IN_FLIGHT && this.stopped === null) await new Promise<void>((resolve) => (this.creditBack = resolve));
+    this.creditBack = null;
+    this.timer.resume();
+  }
+
+  private async pump(): Promise<void> {
+    const encoder = this.format.create(encoderColumns(this.query));
+    const maxBytes = this.options.maxBytes ?? Number.POSITIVE_INFINITY;
+    let rows = 0;
+    let valueBytes = 0;
+    try {
+      await this.send(encoder.head(), 0);
+      for await (const batch of this.read.batches) {
+        if (this.stopped !== null) break;
+        const length = batch.length ?? batch.rows.length;
+        rows += length;
+        // A result read whole has no count first: the read finds the excess (as SQLite's does).
+        if (rows > this.limits.maxRows) throw new TooManyRowsError(rows, this.limits.maxRows);
+        if (batch.arrow !== undefined) {
+          await this.send(batch.arrow, length);
+          continue;
+        }
+        for (const row of batch.rows) valueBytes += bytesOfValues(row);
+        if (valueBytes > maxBytes) throw new ResultTooLarge("the values passed the transport's cap");
+        await this.send(encoder.batch(batch.rows, batch.firstRowIndex), batch.rows.length);
+      }
+      if (this.stopped !== null) throw this.stopped;
+      this.timer.stop();
+      this.finish([encoder.end()], rows);
+    } catch (error) {
+      this.timer.stop();
+      void this.read.close(error);
+      this.fail(this.stopped ?? readError(error, this.query));
+    }
+  }
+}
+
+/** A value that does not fit names its table, column and row of the result (these engines have no rowid). */
+function readError(error: unknown, query: ValidatedQuery): Error {
+  if (error instanceof ValueDoesNotFit) {
+    const column = query.columns[error.columnIndex]?.name ?? `#${error.columnIndex}`;
+    return new ValueDoesNotFitError(query.table.name, column, null, `row ${error.rowIndex + 1} of the result: ${error.detail}`);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
