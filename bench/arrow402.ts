@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { BENCH_OUT } from "./dataset.ts";
 import { spawnServer, type ChildServer } from "./processes.ts";
 
-const MAIN = join(import.meta.dir, "..", "src", "main.ts");
+/** The checkout whose src/ is under test (bench/ab.ts passes others). */
+const ROOT = join(import.meta.dir, "..");
 
 /** A fresh, empty folder bench/out/<name>. */
 export function freshDir(name: string): string {
@@ -25,11 +26,11 @@ export function writeConfig(dir: string, config: object, file = "arrow402.yaml")
   return path;
 }
 
-/** Starts arrow402 on a free port with the given config file. */
-export function startArrow402(configPath: string): Promise<ChildServer> {
+/** Starts arrow402 on a free port with the given config file, from the checkout at `root`. */
+export function startArrow402(configPath: string, root = ROOT): Promise<ChildServer> {
   return spawnServer(
     // The header size flag is what `bun run start` passes: a PAYMENT-SIGNATURE can exceed Bun's 16 KiB default.
-    ["bun", "--max-http-header-size=65536", MAIN, "serve", "--config", configPath, "--bind", "127.0.0.1:0"],
+    ["bun", "--max-http-header-size=65536", join(root, "src", "main.ts"), "serve", "--config", configPath, "--bind", "127.0.0.1:0"],
     / on (http:\/\/\S+)/,
   );
 }

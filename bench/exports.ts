@@ -31,7 +31,7 @@ const RSS_SAMPLES = 3;
 const SETTLE_MS = 500;
 
 /** One bare scan in a fresh process; its own timing, so process start-up does not count. */
-async function bareScanMs(dbPath: string, sql: string, rowCount: number): Promise<number> {
+export async function bareScanMs(dbPath: string, sql: string, rowCount: number): Promise<number> {
   const child = track(Bun.spawn(["bun", join(import.meta.dir, "scan-baseline.ts"), dbPath, sql], { stdin: "ignore", stdout: "pipe", stderr: "inherit" }));
   const output = await new Response(child.stdout).text();
   if ((await child.exited) !== 0) throw new Error(`the scan baseline failed (exit ${child.exitCode}): ${output}`);

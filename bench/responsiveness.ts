@@ -31,7 +31,7 @@ async function probeUntil(url: string, done: () => boolean): Promise<number[]> {
   return latencies;
 }
 
-async function underLoad(server: ChildServer, rowCount: number): Promise<{ latencies: number[]; loadMs: number }> {
+export async function underLoad(server: ChildServer, rowCount: number): Promise<{ latencies: number[]; loadMs: number }> {
   const worker = new Worker(new URL("./load-worker.ts", import.meta.url).href);
   try {
     const finished = new Promise<LoadDone>((resolve, reject) => {

@@ -83,7 +83,7 @@ export interface Run {
 let nextFresh = 1;
 
 /** `sql` with an always-true condition numbered `n` added to its WHERE (before its LIMIT). */
-function freshText(sql: string, n: number): string {
+export function freshText(sql: string, n: number): string {
   const limit = sql.indexOf(" LIMIT ");
   return limit === -1 ? `${sql} AND ${n} > 0` : `${sql.slice(0, limit)} AND ${n} > 0${sql.slice(limit)}`;
 }
