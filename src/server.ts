@@ -239,9 +239,7 @@ async function openServices(config: Config, options: BuildOptions, inFlight?: ()
       const table = services.catalog?.table(name);
       return table === undefined ? undefined : { source: table.config.database, engine: table.engine ?? "sqlite" };
     },
-    splitScans: sum((engine) => engine.stats.splitScans),
     workersRestarted: sum((engine) => engine.workersRestarted),
-    helpersSubstituted: sum((engine) => engine.stats.helpersSubstituted),
     spillBytes: () => executor.spillBytes,
     spilledBytes: () => executor.spilledBytes,
     unsentBytes: () => executor.sending.unsent.usedBytes,

@@ -1,7 +1,6 @@
 /**
  * The Arrow IPC stream (ARCHITECTURE.md §5), the default format, through the shared FormatEncoder shape:
- * the schema message, one record batch per batch, the end-of-stream marker. Record batches never
- * depend on one another, so two workers' batches concatenate into one stream.
+ * the schema message, one record batch per batch, the end-of-stream marker.
  */
 import { createStreamEncoder, type EncoderColumn } from "../arrow/encode.ts";
 import type { FormatEncoder, FormatOptions } from "./encoder.ts";

@@ -13,9 +13,6 @@
  * stored, not prefixed with a quote mark as some exporters do against formula injection. Such a
  * prefix would change the data for every program that reads the file (and make `-5` text), and the
  * file is data, not a spreadsheet; the README says how to open untrusted exports safely.
- *
- * Batches never depend on one another, so two workers' batches concatenate between one header and
- * nothing: the format is concatenable.
  */
 import type { EncoderColumn } from "../arrow/encode.ts";
 import { utf8Bytes, type FormatEncoder, type FormatOptions } from "./encoder.ts";

@@ -18,9 +18,6 @@
  * int16/int32 numbers, float32 its shortest text as a number, a decimal128 always a string of its
  * exact digits at the column's scale (`"12.3400"`, DESIGN §16), a list a JSON array of its
  * elements written as their own kind is.
- *
- * NDJSON batches are independent (concatenable). A JSON array's rows are separated by commas, so a
- * batch depends on whether rows came before it: the JSON encoder is not concatenable.
  */
 import type { EncoderColumn } from "../arrow/encode.ts";
 import type { ArrowKind } from "../arrow/types.ts";

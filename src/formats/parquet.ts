@@ -2,8 +2,6 @@
  * Apache Parquet (ARCHITECTURE.md §13), written with `hyparquet-writer` one row group at a time: the
  * magic as the head, a row group whenever ROW_GROUP_ROWS rows have arrived, the footer (schema, row
  * group offsets, statistics) at the end. Memory stays bounded by one row group, never the result.
- * A file's footer indexes every row group of the file, so two workers' row groups cannot simply be
- * concatenated: the format is not concatenable.
  *
  * Types follow the Arrow ones (ARCHITECTURE.md §5), so Parquet readers see what Arrow readers see:
  * int64 INT64, float64 DOUBLE, utf8 BYTE_ARRAY STRING, binary BYTE_ARRAY, bool BOOLEAN,

@@ -1,11 +1,7 @@
 /**
  * The output formats (ARCHITECTURE.md §13), as plain data: what a response says it is, what a download is
- * named, whether two workers' batches can be joined, and how to make an encoder. Only a format's
- * name travels in the worker protocol; the worker looks its factory up here.
- *
- * `concatenable`: batches encoded by independent encoders (two workers reading rowid ranges), put
- * in order between one encoder's head and end, give the same bytes as one encoder reading all the
- * rows. Only such formats may take the split-scan path.
+ * named, and how to make an encoder. Only a format's name travels in the worker protocol; the
+ * worker looks its factory up here.
  */
 import { createArrowEncoder } from "./arrow.ts";
 import { createCsvEncoder } from "./csv.ts";
@@ -25,7 +21,6 @@ export interface OutputFormat {
   alsoAccepted: readonly string[];
   /** File name extension for downloads, without the dot. */
   extension: string;
-  concatenable: boolean;
   create: EncoderFactory;
 }
 
@@ -37,7 +32,6 @@ export const FORMATS: readonly OutputFormat[] = [
     contentType: "application/vnd.apache.arrow.stream",
     alsoAccepted: [],
     extension: "arrow",
-    concatenable: true,
     create: createArrowEncoder,
   },
   {
@@ -46,7 +40,6 @@ export const FORMATS: readonly OutputFormat[] = [
     contentType: "text/csv; charset=utf-8; header=present",
     alsoAccepted: [],
     extension: "csv",
-    concatenable: true,
     create: createCsvEncoder,
   },
   {
@@ -55,7 +48,6 @@ export const FORMATS: readonly OutputFormat[] = [
     contentType: "application/json",
     alsoAccepted: [],
     extension: "json",
-    concatenable: false,
     create: createJsonEncoder,
   },
   {
@@ -64,7 +56,6 @@ export const FORMATS: readonly OutputFormat[] = [
     contentType: "application/x-ndjson",
     alsoAccepted: ["application/jsonl", "application/x-jsonlines"],
     extension: "ndjson",
-    concatenable: true,
     create: createNdjsonEncoder,
   },
   {
@@ -73,7 +64,6 @@ export const FORMATS: readonly OutputFormat[] = [
     contentType: "application/vnd.apache.parquet",
     alsoAccepted: ["application/x-parquet"],
     extension: "parquet",
-    concatenable: false,
     create: createParquetEncoder,
   },
 ];

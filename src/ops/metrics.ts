@@ -15,12 +15,8 @@ export interface MetricsSources {
   version: string;
   /** Requests whose handling or body has not finished. */
   inFlight?: () => number;
-  /** Whole-table exports read by two workers at once (results/executor.ts `stats`). */
-  splitScans?: () => number;
   /** Query workers terminated and replaced (engines/sqlite/pool.ts `replace`). */
   workersRestarted?: () => number;
-  /** Split exports' helpers substituted by a fresh worker for a small query (engines/sqlite/pool.ts `substitute`). */
-  helpersSubstituted?: () => number;
   /** Bytes waiting in spill files (results/spill.ts): stalled readers' responses, held paid results. */
   spillBytes?: () => number;
   /** Bytes written to spill files since start. */
@@ -75,8 +71,6 @@ export function createMetrics(sources: MetricsSources): Metrics {
   for (const endpoint of ["verify", "settle"]) facilitatorErrors.inc({ endpoint }, 0);
   registry.add(new Gauge("arrow402_info", "The running arrow402 version.", () => 1, "gauge", { version: sources.version }));
   if (sources.inFlight) registry.add(new Gauge("arrow402_http_requests_in_flight", "Requests being handled or still sending their body.", sources.inFlight));
-  if (sources.splitScans) registry.add(new Gauge("arrow402_split_scans_total", "Scans of a whole table (filtered or not) read by two workers at once.", sources.splitScans, "counter"));
-  if (sources.helpersSubstituted) registry.add(new Gauge("arrow402_split_helpers_substituted_total", "Second workers of split exports not back in time for a small query: a fresh worker served it while they finished their ranges.", sources.helpersSubstituted, "counter"));
   if (sources.workersRestarted) registry.add(new Gauge("arrow402_query_workers_restarted_total", "Query workers terminated and replaced: a query over its time limit, or one that did not stop when its client left.", sources.workersRestarted, "counter"));
   if (sources.spillBytes) registry.add(new Gauge("arrow402_spill_bytes", "Bytes waiting in spill files: stalled readers' responses, paid results held for settlement or their buyer.", sources.spillBytes));
   if (sources.unsentBytes) registry.add(new Gauge("arrow402_unsent_bytes", "Bytes of complete answers held in memory for clients that have not read them yet (limits.unsent_budget_mb).", sources.unsentBytes));

@@ -45,7 +45,7 @@ export interface BufferedResult {
   /**
    * SHA-256 (hex) of the encoded bytes: a settled payment presented again is served only the answer
    * whose digest was recorded at settlement (DESIGN.md §17). A result read whole comes from one
-   * worker, never a split scan, so the same rows encode to the same bytes however they were read.
+   * worker, so the same rows encode to the same bytes however they were read.
    */
   digest: string;
   release(): void;

@@ -3,7 +3,7 @@
  * them and handed to the response body as it is read. `started` settles once the first
  * FIRST_RESPONSE_ROWS rows (or the end) are queued, so errors found early (row limit, SQL error,
  * time limit, a bad value in those rows) still become proper 4xx/5xx responses; later failures
- * abort the stream. Subclasses (execute.ts, striped.ts) drive the workers.
+ * abort the stream. Subclasses (engines/sqlite/engine.ts `RunningQuery`) drive the workers.
  */
 import { BadRequestError, ServerError, TooManyRowsError, ValueDoesNotFitError } from "../errors.ts";
 import { NOT_YET, OutgoingQueue, type SendingOptions } from "./outgoing.ts";
@@ -150,8 +150,8 @@ export abstract class ResultStream {
 
   /**
    * Enqueues the next bytes. An entry with none is taken and skipped: a pull that enqueues nothing
-   * is not called again, and the response would stall. No producer queues one today (striped.ts
-   * leaves empty ranges out); the stream must not depend on that.
+   * is not called again, and the response would stall. No producer queues one today; the stream
+   * must not depend on that.
    */
   private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     this.controller = controller;

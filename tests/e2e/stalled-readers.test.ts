@@ -189,12 +189,12 @@ test("a HEAD of a large export gets a GET's headers; the read stops at once and 
 
 test("clients that drop their exports after the first bytes cost a few batches each, and no worker restarts", async () => {
   const exportUrl = `${server.url}/api/query?query=${encodeURIComponent("SELECT id, note, amount FROM wide")}`;
-  // A rowid range: read by one worker, not split.
+  // A whole-table scan and a rowid range.
   const rangeUrl = `${server.url}/api/query?query=${encodeURIComponent("SELECT id, note, amount FROM wide WHERE id > 10")}`;
   const complete = (await (await fetch(exportUrl, { headers: { "accept-encoding": "identity" } })).arrayBuffer()).byteLength;
   const restarts = await workerRestarts(server.url);
   for (let i = 0; i < 10; i++) {
-    // Split over two workers, and read by one: both kinds of read stop when asked.
+    // Both kinds of read stop when asked.
     const response = await fetch(i % 2 === 0 ? exportUrl : rangeUrl, { headers: { "accept-encoding": "identity" } });
     const reader = response.body!.getReader();
     expect((await reader.read()).done).toBe(false);

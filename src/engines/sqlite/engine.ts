@@ -1,8 +1,7 @@
 /**
  * The SQLite engine (DESIGN.md §14; ARCHITECTURE.md §4, §11): counts and reads validated queries on
  * a pool of worker threads, each with its own read-only connection, under the time limit its
- * guard enforces (guard.ts); provably small reads run on the HTTP thread (inline.ts); a streamed
- * export of a whole table may be read by two workers at once (striped.ts). Results are handed
+ * guard enforces (guard.ts); provably small reads run on the HTTP thread (inline.ts). Results are handed
  * over as encoded chunks into a ResultStream (results/result-stream.ts), whose delivery knows
  * nothing of SQLite.
  */
@@ -25,15 +24,11 @@ import { batchRowsFor, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type ToWo
 import { rowidSpanSql, rowidSql } from "./rowid.ts";
 import { sampleSqliteTable } from "./sample.ts";
 import { scanSqliteTable } from "./scan.ts";
-import { StripePlanner } from "./stripe-plan.ts";
-import { StripedScan } from "./striped.ts";
 import { TimeBudget, timeLimitError } from "../../results/time-budget.ts";
 
 export interface SqliteLimits {
   maxRows: number;
   queryTimeoutMs: number;
-  /** A split scan's helper asked back for an interactive query is substituted past this (default striped.ts HELPER_RETURN_MS). */
-  helperReturnMs?: number;
 }
 
 export class SqliteEngine implements TableEngine {
@@ -41,17 +36,9 @@ export class SqliteEngine implements TableEngine {
   private nextId = 1;
   private readonly pool: WorkerPool;
   private readonly inline: InlineReader;
-  private readonly stripes: StripePlanner;
   private readonly versionDb: Database;
   private readonly counts: CountCache;
   private readonly lanes: LaneClassifier;
-  /**
-   * For operators and tests: scans of a whole table read by two workers at once (and the ranges
-   * their workers have read), the helpers substituted by a fresh worker for an interactive query,
-   * and the most parts of wide ranges one split scan has kept at once for a later range (striped.ts).
-   */
-  readonly stats = { splitScans: 0, rangesRead: 0, exactRangeReads: 0, helpersAskedBack: 0, helpersSubstituted: 0, mostPartsKept: 0 };
-
   /** Queries with a WHERE tried on the HTTP thread under its budget, and those that overran (inline.ts). */
   get inlineStats(): Readonly<{ budgetedRuns: number; overruns: number }> {
     return this.inline.stats;
@@ -64,7 +51,6 @@ export class SqliteEngine implements TableEngine {
   ) {
     this.pool = new WorkerPool(dbPath, workers, limits.queryTimeoutMs);
     this.inline = new InlineReader(dbPath, limits.maxRows);
-    this.stripes = new StripePlanner(openReadOnly(dbPath));
     this.versionDb = openReadOnly(dbPath);
     this.lanes = new LaneClassifier(this.versionDb);
     const dataVersion = this.versionDb.prepare("PRAGMA data_version");
@@ -82,15 +68,9 @@ export class SqliteEngine implements TableEngine {
     return this.pool.restarts;
   }
 
-  /** Query workers running now: the pool's size, plus substituted helpers finishing their ranges (pool.ts `substitute`). */
-  get workersRunning(): number {
-    return this.pool.running;
-  }
-
   close(): void {
     this.pool.close();
     this.inline.close();
-    this.stripes.close();
     this.versionDb.close();
   }
 
@@ -200,31 +180,7 @@ export class SqliteEngine implements TableEngine {
       throw new ServerBusyError(BUSY_MESSAGE, BUSY_RETRY_SECONDS);
     }
     const job = { query, limits: this.limits, countFirst: streamed, format: format.name, sending, maxBytes };
-    const run = (worker: WorkerSlot) => new RunningQuery(this.pool, worker, this.nextId++, job).started;
-    // Only a streamed result in a format whose batches can be joined may be read by two workers
-    // (formats/registry.ts). A result read whole (a paid or capped answer) is read by one: its
-    // batches, and so its bytes and digest, then depend only on its rows (ReadOptions.streamed).
-    const plan = streamed && format.concatenable && maxBytes === null ? this.stripes.plan(query) : null;
-    if (plan === null) return run(slot);
-    return new StripedScan({
-      pool: this.pool,
-      first: slot,
-      id: this.nextId++,
-      query,
-      plan,
-      maxRows: this.limits.maxRows,
-      queryTimeoutMs: this.limits.queryTimeoutMs,
-      fallback: run,
-      onSplit: () => this.stats.splitScans++,
-      onExactRead: () => this.stats.exactRangeReads++,
-      onRangeRead: () => this.stats.rangesRead++,
-      onHelperSubstituted: () => this.stats.helpersSubstituted++,
-      onHelperAskedBack: () => this.stats.helpersAskedBack++,
-      onPartsKept: (parts) => (this.stats.mostPartsKept = Math.max(this.stats.mostPartsKept, parts)),
-      helperReturnMs: this.limits.helperReturnMs,
-      sending,
-      format,
-    }).started;
+    return new RunningQuery(this.pool, slot, this.nextId++, job).started;
   }
 }
 

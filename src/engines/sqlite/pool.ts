@@ -5,8 +5,7 @@
  *
  * Two lanes (ARCHITECTURE.md §11 "Hostile clients"): bulk work (full scans without a small LIMIT, see
  * lanes.ts) may hold at most all workers but one, so interactive queries always find one free
- * soon, however many exports are running or waiting. A bulk scan may borrow that last worker as a
- * helper (engines/sqlite/striped.ts), and gives it back between two ranges as soon as an interactive query waits.
+ * soon, however many exports are running or waiting.
  */
 import { ServerBusyError } from "../../errors.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
@@ -25,14 +24,10 @@ export interface WorkerSlot {
   worker: Worker;
   /** Receives the worker's messages for the current job. */
   onMessage: ((message: FromWorker) => void) | null;
-  /** What the slot is doing: a job of a lane, a lent helper, or nothing. */
-  use: Lane | "helper" | null;
-  /** For a lent helper: asks its borrower to give it back. */
-  reclaim: (() => void) | null;
+  /** What the slot is doing: a job of a lane, or nothing. */
+  use: Lane | null;
   /** Set to 1 to make the worker abandon its statement within a row (engines/sqlite/guard.ts). */
   stop: Int32Array;
-  /** A fresh worker took its place (`substitute`): it leaves the pool once its borrower lets it go. */
-  retiring: boolean;
 }
 
 /**
@@ -67,7 +62,7 @@ export class WorkerPool {
   private spawn(): WorkerSlot {
     const worker = new Worker(WORKER_URL);
     const stop = new Int32Array(new SharedArrayBuffer(4));
-    const slot: WorkerSlot = { worker, onMessage: null, use: null, reclaim: null, stop, retiring: false };
+    const slot: WorkerSlot = { worker, onMessage: null, use: null, stop };
     worker.onmessage = (event: MessageEvent<FromWorker>) => slot.onMessage?.(event.data);
     worker.postMessage({ type: "open", path: this.dbPath, busyTimeoutMs: this.busyTimeoutMs, stop: stop.buffer as SharedArrayBuffer } satisfies ToWorker);
     // An idle worker must not keep the process alive.
@@ -111,46 +106,11 @@ export class WorkerPool {
         reject(new ServerBusyError(`All ${this.size} query workers stayed busy for ${waitMs} ms: retry shortly`));
       }, waitMs);
       this.waiting.push(waiter);
-      // After the waiter is queued: a helper given back at once (its worker released or replaced
-      // within this call) must find it.
-      if (lane === "interactive") this.reclaimHelper();
     });
   }
 
-  /**
-   * A worker that is free right now, lent to help a bulk scan, or null. `reclaim` is called when
-   * an interactive query needs it back; the borrower then releases it as soon as it can.
-   */
-  lend(reclaim: () => void): WorkerSlot | null {
-    // An interactive query waiting comes first (handOver gives it a freed worker before anyone).
-    if (this.closed || this.idle.length === 0 || this.interactiveWaiting()) return null;
-    const slot = this.take(this.idle.pop()!, "helper");
-    slot.reclaim = reclaim;
-    return slot;
-  }
-
-  /** True while an interactive query waits for a worker (a lent helper is then wanted back). */
-  interactiveWaiting(): boolean {
-    return this.waiting.some((waiter) => waiter.lane === "interactive");
-  }
-
   release(slot: WorkerSlot): void {
-    slot.onMessage = null;
-    if (slot.retiring) this.retire(slot);
-    else this.handOver(this.free(slot));
-  }
-
-  /**
-   * A fresh worker for the waiting queries in the place of a lent helper that is not back in time
-   * (engines/sqlite/striped.ts `substituteHelper`): the helper finishes the ranges it holds, which its scan
-   * needs anyway, and leaves the pool when it is released, so the pool is larger by one worker per
-   * substituted helper, only meanwhile (at most `bulkLimit`: each bulk scan lends one). Nothing it
-   * read is read again, and the scan keeps its order without waiting for it.
-   */
-  substitute(slot: WorkerSlot): void {
-    slot.reclaim = null;
-    slot.retiring = true;
-    if (!this.closed) this.handOver(this.spawn());
+    this.handOver(this.free(slot));
   }
 
   /**
@@ -162,7 +122,6 @@ export class WorkerPool {
    * answer within RECALL_MS (still inside SQLite, or waiting for a writer's lock) is replaced.
    */
   recall(slot: WorkerSlot, job: number): void {
-    slot.reclaim = null;
     Atomics.store(slot.stop, 0, 1);
     const timer = setTimeout(() => this.all.has(slot) && this.replace(slot), RECALL_MS);
     slot.onMessage = (msg) => {
@@ -180,15 +139,8 @@ export class WorkerPool {
    */
   replace(slot: WorkerSlot): void {
     this.retire(slot);
-    // A substituted helper's place is taken already.
-    if (slot.retiring) return;
     this.restarts++;
     if (!this.closed) this.handOver(this.spawn());
-  }
-
-  /** Workers in the pool now: its size, plus substituted helpers still finishing their ranges. */
-  get running(): number {
-    return this.all.size;
   }
 
   private retire(slot: WorkerSlot): void {
@@ -206,20 +158,7 @@ export class WorkerPool {
   private free(slot: WorkerSlot): WorkerSlot {
     slot.onMessage = null;
     slot.use = null;
-    slot.reclaim = null;
     return slot;
-  }
-
-  /** Asks one lent helper back for a waiting interactive query. */
-  private reclaimHelper(): void {
-    for (const slot of this.all) {
-      if (slot.use === "helper" && slot.reclaim !== null) {
-        const reclaim = slot.reclaim;
-        slot.reclaim = null;
-        reclaim();
-        return;
-      }
-    }
   }
 
   /** Interactive waiters first; bulk ones only while the bulk limit allows. */

@@ -62,39 +62,12 @@ export interface CountJob {
   sql: string;
 }
 
-/**
- * One worker's part of a scan split by rowid ranges (engines/sqlite/striped.ts): it opens a read transaction,
- * reads the table's rowid bounds, then answers `range` messages until `stripe-end`.
- */
-export interface StripeJob {
-  type: "stripe";
-  id: number;
-  /** The query restricted to `rowid >= ?1 AND rowid <= ?2`. */
-  rangeSql: string;
-  /** `SELECT min(rowid), max(rowid)` of the table: read first, it takes the shared lock. */
-  boundsSql: string;
-  /** Whether to wait for a writer's lock (the first worker) or give up at once (a joining one). */
-  wait: boolean;
-  table: string;
-  columns: EncoderColumn[];
-  /** The output format's name; a concatenable one (formats/registry.ts). */
-  format: string;
-}
-
 export type ToWorker =
   /** `stop`: an Int32Array's SharedArrayBuffer; non-zero means "abandon the running statement" (engines/sqlite/guard.ts). */
   | { type: "open"; path: string; busyTimeoutMs: number; stop: SharedArrayBuffer }
   | RunJob
   | CountJob
-  | StripeJob
-  /**
-   * Rows with lo ≤ rowid ≤ hi: one record batch (or none when the range holds no rows), or, when
-   * they hold more than BATCH_MAX_BYTES of text and blobs, `range-part` batches and the last one.
-   */
-  | { type: "range"; id: number; seq: number; lo: bigint; hi: bigint }
-  /** The scan is over (or abandoned): end the read transaction. */
-  | { type: "stripe-end"; id: number }
-  /** Flow control: the HTTP thread has consumed one more `chunk` or `range-part` message. */
+  /** Flow control: the HTTP thread has consumed one more `chunk` message. */
   | { type: "ack"; id: number }
   /** The job is no longer wanted (its client went away): end it and its read transaction, then answer `stopped`. */
   | { type: "stop"; id: number }
@@ -107,25 +80,11 @@ export type FromWorker =
   /** The end: the last messages (last batch, end-of-stream marker) and the result's row count. */
   | { type: "done"; id: number; rows: number; bytes: Uint8Array[] }
   | { type: "count"; id: number; rows: number }
-  /** The stripe's read transaction is open; the table's rowid bounds (null when it is empty). */
-  | { type: "stripe-ready"; id: number; min: bigint | null; max: bigint | null }
-  /** A joining worker met a writer's lock and did not wait: the scan goes on without it. */
-  | { type: "stripe-busy"; id: number }
-  /**
-   * A record batch of range `seq` holding BATCH_MAX_BYTES of text and blobs, before the rest of the
-   * range: rows of a wide range are not all held at once. Flow-controlled like `chunk`.
-   */
-  | { type: "range-part"; id: number; seq: number; bytes: Uint8Array[]; rows: number }
-  /**
-   * The (last) record batch of range `seq` (no bytes when it held no rows), `rows` in it.
-   * `exact`: the range was read again with safeIntegers (worker.ts `Stripe.fast`).
-   */
-  | { type: "range-done"; id: number; seq: number; bytes: Uint8Array[]; rows: number; exact: boolean }
   /**
    * A value does not fit: the worker waits, in the same read transaction, for the query that
    * names its rowid. Built only now because it costs a parse, and misfits are rare.
    */
-  | { type: "misfit"; id: number; seq?: number }
+  | { type: "misfit"; id: number }
   /** Answer to `stop`: nothing of the job is left running, and the worker takes the next job. */
   | { type: "stopped"; id: number }
   | { type: "error"; id: number; status: 400 | 500; message: string; fit?: FitFailure; tooMany?: { rows: number; max: number }; tooLarge?: true };

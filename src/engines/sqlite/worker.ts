@@ -6,14 +6,14 @@
  * ends a guarded WHERE within a row and any other read at its next batch.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { AmbiguousNumber, ValueDoesNotFit, type Row } from "../../arrow/encode.ts";
+import { ValueDoesNotFit, type Row } from "../../arrow/encode.ts";
 import type { FormatEncoder } from "../../formats/encoder.ts";
 import { formatNamed } from "../../formats/registry.ts";
 import { CONTINUE_FUNCTION } from "./guard.ts";
-import { isBusy, openReadOnly } from "./catalog.ts";
+import { openReadOnly } from "./catalog.ts";
 import { TooManyRowsError } from "../../errors.ts";
 import { sqliteErrorReply } from "./sqlite-errors.ts";
-import { BATCH_MAX_BYTES, bytesOfValues, MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type StripeJob, type ToWorker } from "./protocol.ts";
+import { BATCH_MAX_BYTES, bytesOfValues, MAX_IN_FLIGHT, type CountJob, type FitFailure, type FromWorker, type RunJob, type ToWorker } from "./protocol.ts";
 
 declare const self: Worker;
 
@@ -25,31 +25,12 @@ let wake: (() => void) | null = null;
 let rowidSqlArrived: ((sql: string | null) => void) | null = null;
 /** Set by the HTTP thread to abandon the running statement (engines/sqlite/guard.ts) or job (`stop`). */
 let stopFlag: Int32Array<ArrayBufferLike> = new Int32Array(1);
-/** The running query, or the ranges queued one after another, which a `stop` waits for before answering. */
+/** The running query, which a `stop` waits for before answering. */
 let running: Promise<void> = Promise.resolve();
-
-/** This worker's part of a scan split by rowid ranges (see engines/sqlite/striped.ts), while it runs. */
-interface Stripe {
-  job: StripeJob;
-  statement: Statement;
-  encoder: FormatEncoder;
-  /**
-   * Arrow ranges are first read with `safeIntegers: false`: bun:sqlite builds numbers faster than
-   * bigints (a 1M-row export's scan and encoding take ~15% less CPU). A range where a number's
-   * exact value or storage class could matter is read again with the exact statement
-   * (encode.ts `rereadAmbiguousNumbers`), so the bytes are the same either way; after such a
-   * range the stripe's later ranges are read exactly at once (null).
-   */
-  fast: { statement: Statement; encoder: FormatEncoder } | null;
-  /** Output names of the text and blob columns, whose bytes end a batch at BATCH_MAX_BYTES. */
-  wideKeys: string[];
-  failed: boolean;
-}
-let stripe: Stripe | null = null;
 
 /** Arrow bytes are transferred, not copied (each message is its own ArrayBuffer). */
 function send(message: FromWorker): void {
-  if (message.type === "chunk" || message.type === "done" || message.type === "range-done" || message.type === "range-part") {
+  if (message.type === "chunk" || message.type === "done") {
     self.postMessage(message, message.bytes.map((bytes) => bytes.buffer as ArrayBuffer));
   } else {
     self.postMessage(message);
@@ -74,17 +55,9 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     inFlight--;
     wake?.();
   } else if (msg.type === "rowid-sql") {
-    if (msg.id === currentJob || msg.id === stripe?.job.id) rowidSqlArrived?.(msg.sql);
+    if (msg.id === currentJob) rowidSqlArrived?.(msg.sql);
   } else if (msg.type === "count") {
     runCount(msg);
-  } else if (msg.type === "stripe") {
-    beginStripe(msg);
-  } else if (msg.type === "range") {
-    // One range after another: a range waiting for its misfit's rowid query holds the next back
-    // (which would otherwise take its place in `rowidSqlArrived`), and `stop` waits for them all.
-    running = running.then(() => runRange(msg.id, msg.seq, msg.lo, msg.hi));
-  } else if (msg.type === "stripe-end") {
-    endStripe(msg.id);
   } else if (msg.type === "stop") {
     void stopJob(msg.id);
   } else {
@@ -99,15 +72,13 @@ function stopping(): boolean {
 
 /**
  * Ends a job nobody wants any more. The stop flag is already set: a query waiting for flow control
- * or for its misfit's rowid query is woken to see it. Once it has ended, the stripe's read
- * transaction (if any) ends too, the flag is cleared, and `stopped` tells the HTTP thread this
- * worker is free (messages of the job all came before it).
+ * or for its misfit's rowid query is woken to see it. Once it has ended, the flag is cleared, and
+ * `stopped` tells the HTTP thread this worker is free (messages of the job all came before it).
  */
 async function stopJob(id: number): Promise<void> {
   wake?.();
   rowidSqlArrived?.(null);
   await running;
-  endStripe(id);
   Atomics.store(stopFlag, 0, 0);
   send({ type: "stopped", id });
 }
@@ -134,8 +105,8 @@ function runCount(job: CountJob): void {
   }
 }
 
-/** Sends a `chunk` or `range-part`, then waits while MAX_IN_FLIGHT of them are not consumed. */
-async function sendFlowControlled(message: Extract<FromWorker, { type: "chunk" | "range-part" }>): Promise<void> {
+/** Sends a `chunk`, then waits while MAX_IN_FLIGHT of them are not consumed. */
+async function sendFlowControlled(message: Extract<FromWorker, { type: "chunk" }>): Promise<void> {
   inFlight++;
   send(message);
   while (inFlight >= MAX_IN_FLIGHT && !stopping()) await new Promise<void>((r) => (wake = r));
@@ -198,7 +169,7 @@ async function runQuery(job: RunJob): Promise<void> {
 }
 
 /** What naming a misfit needs: the result's table and columns, and how to ask for the rowid query. */
-type MisfitContext = Pick<RunJob, "id" | "table" | "columns"> & { seq?: number; params?: bigint[] };
+type MisfitContext = Pick<RunJob, "id" | "table" | "columns">;
 
 /** Output names of the text and blob columns. */
 function wideKeysOf(stmt: Statement, columns: RunJob["columns"]): string[] {
@@ -232,128 +203,19 @@ async function encodeBatch(job: MisfitContext, encoder: FormatEncoder, rows: Row
 
 /**
  * The failing row's rowid (failure path only): the HTTP thread sends the query with the rowid
- * appended (for a range, restricted to it), which is re-run in the same read transaction up to
- * the failing row.
+ * appended, which is re-run in the same read transaction up to the failing row.
  */
 async function findRowid(job: MisfitContext, rowIndex: number): Promise<number | null> {
   const sql = await new Promise<string | null>((resolve) => {
     rowidSqlArrived = resolve;
-    send({ type: "misfit", id: job.id, ...(job.seq === undefined ? {} : { seq: job.seq }) });
+    send({ type: "misfit", id: job.id });
   });
   if (sql === null) return null;
   let i = 0;
-  for (const row of db!.prepare(sql).values(...(job.params ?? []))) {
+  for (const row of db!.prepare(sql).values()) {
     if (i++ === rowIndex) return Number(row[row.length - 1]);
   }
   return null;
-}
-
-/**
- * Opens the stripe's read transaction by reading the rowid bounds. A joining worker must not wait
- * for a writer's lock: the first worker holds a shared lock until the scan ends, so a writer
- * waiting for it would make the joining worker wait for the end of the very scan it should help.
- */
-function beginStripe(job: StripeJob): void {
-  currentJob = job.id;
-  inFlight = 0;
-  db!.run("BEGIN");
-  if (!job.wait) db!.run("PRAGMA busy_timeout = 0");
-  try {
-    const [min, max] = (prepare(job.boundsSql).values()[0] ?? [null, null]) as [bigint | null, bigint | null];
-    const statement = prepare(job.rangeSql);
-    const encoder = encoderFor(job.format, job.columns, statement.columnNames);
-    const fast = job.format === "arrow" ? fastRangeReader(job, statement) : null;
-    stripe = { job, statement, encoder, fast, wideKeys: wideKeysOf(statement, job.columns), failed: false };
-    send({ type: "stripe-ready", id: job.id, min, max });
-  } catch (error) {
-    db!.run("COMMIT");
-    send(isBusy(error) && !job.wait ? { type: "stripe-busy", id: job.id } : errorMessage(job.id, error));
-  } finally {
-    if (!job.wait) db!.run(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
-  }
-}
-
-async function runRange(id: number, seq: number, lo: bigint, hi: bigint): Promise<void> {
-  const current = stripe;
-  if (current === null || current.job.id !== id || current.failed || stopping()) return;
-  try {
-    let reread = false;
-    if (current.fast !== null) {
-      const rows = readWithinBatch(current.fast.statement, lo, hi, current.wideKeys);
-      const bytes = rows === null ? null : fastBatch(current.fast.encoder, rows);
-      if (rows !== null && bytes !== null) return send({ type: "range-done", id, seq, bytes, rows: rows.length, exact: false });
-      // A column whose values are ambiguous in one range usually is in every range (Unix seconds
-      // in a TIMESTAMP column): the rest of this stripe is read exactly once, not twice.
-      reread = rows !== null;
-      if (reread) current.fast = null;
-    }
-    await readInParts(current, id, seq, lo, hi, reread);
-  } catch (error) {
-    current.failed = true;
-    if (!stopping()) send(errorMessage(id, error));
-  }
-}
-
-/**
- * The range's rows, or null once they hold more than BATCH_MAX_BYTES of text and blobs: a sample
- * of 16 rows (stripe-plan.ts) may miss a cluster of wide rows, whose range is then read in parts.
- */
-function readWithinBatch(statement: Statement, lo: bigint, hi: bigint, wideKeys: readonly string[]): Row[] | null {
-  const rows: Row[] = [];
-  let bytes = 0;
-  for (const record of statement.iterate(lo, hi) as Iterable<Row>) {
-    rows.push(record);
-    if (wideKeys.length > 0 && (bytes += wideBytes(record, wideKeys)) > BATCH_MAX_BYTES) return null;
-  }
-  return rows;
-}
-
-/**
- * The range read exactly: a `range-part` every BATCH_MAX_BYTES of text and blobs (held back while
- * MAX_IN_FLIGHT are not consumed), then `range-done` with the last batch. Memory stays a few
- * batches however wide the range's rows are.
- */
-async function readInParts(current: Stripe, id: number, seq: number, lo: bigint, hi: bigint, reread: boolean): Promise<void> {
-  const context = { ...current.job, seq, params: [lo, hi] };
-  let rows: Row[] = [];
-  let bytes = 0;
-  let first = 0;
-  for (const record of current.statement.iterate(lo, hi) as Iterable<Row>) {
-    rows.push(record);
-    if ((bytes += wideBytes(record, current.wideKeys)) < BATCH_MAX_BYTES) continue;
-    const part = [await encodeBatch(context, current.encoder, rows, first)];
-    first += rows.length;
-    await sendFlowControlled({ type: "range-part", id, seq, bytes: part, rows: rows.length });
-    rows = [];
-    bytes = 0;
-  }
-  const last = rows.length > 0 ? [await encodeBatch(context, current.encoder, rows, first)] : [];
-  send({ type: "range-done", id, seq, bytes: last, rows: rows.length, exact: reread });
-}
-
-/** The range statement again, reading numbers, and an encoder that refuses ambiguous ones. */
-function fastRangeReader(job: StripeJob, exact: Statement): Stripe["fast"] {
-  const statement = prepare(job.rangeSql).safeIntegers(false);
-  const encoder = formatNamed(job.format)!.create(job.columns, { rowKeys: exact.columnNames, rereadAmbiguousNumbers: true });
-  return { statement, encoder };
-}
-
-/** The range's batch from rows read without safeIntegers, or null when they must be read exactly. */
-function fastBatch(encoder: FormatEncoder, rows: Row[]): Uint8Array[] | null {
-  if (rows.length === 0) return [];
-  try {
-    return [encoder.batch(rows, 0)];
-  } catch (error) {
-    if (error instanceof AmbiguousNumber) return null;
-    throw error;
-  }
-}
-
-function endStripe(id: number): void {
-  if (stripe === null || stripe.job.id !== id) return;
-  stripe = null;
-  rowidSqlArrived = null;
-  db!.run("COMMIT");
 }
 
 function countRows(sql: string): number {
