@@ -50,7 +50,7 @@ export class SqliteEngine implements TableEngine {
    * their workers have read), the helpers substituted by a fresh worker for an interactive query,
    * and the most parts of wide ranges one split scan has kept at once for a later range (striped.ts).
    */
-  readonly stats = { splitScans: 0, rangesRead: 0, exactRangeReads: 0, helpersAskedBack: 0, helpersSubstituted: 0, mostPartsKept: 0 };
+  readonly stats = { splitScans: 0, rangesRead: 0, helpersAskedBack: 0, helpersSubstituted: 0, mostPartsKept: 0 };
 
   /** Queries with a WHERE tried on the HTTP thread under its budget, and those that overran (inline.ts). */
   get inlineStats(): Readonly<{ budgetedRuns: number; overruns: number }> {
@@ -216,7 +216,6 @@ export class SqliteEngine implements TableEngine {
       queryTimeoutMs: this.limits.queryTimeoutMs,
       fallback: run,
       onSplit: () => this.stats.splitScans++,
-      onExactRead: () => this.stats.exactRangeReads++,
       onRangeRead: () => this.stats.rangesRead++,
       onHelperSubstituted: () => this.stats.helpersSubstituted++,
       onHelperAskedBack: () => this.stats.helpersAskedBack++,

@@ -1,5 +1,5 @@
 /**
- * The bookkeeping of a split scan's parts (striped.ts, worker.ts `readInParts`): the parts of wide
+ * The bookkeeping of a split scan's parts (striped.ts, worker.ts `runRange`): the parts of wide
  * ranges kept until their range is next in order, and the parts each worker has sent that no one
  * has consumed yet, which hold it back at MAX_IN_FLIGHT as a one-worker query's chunks do.
  */

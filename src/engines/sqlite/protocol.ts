@@ -116,11 +116,8 @@ export type FromWorker =
    * range: rows of a wide range are not all held at once. Flow-controlled like `chunk`.
    */
   | { type: "range-part"; id: number; seq: number; bytes: Uint8Array[]; rows: number }
-  /**
-   * The (last) record batch of range `seq` (no bytes when it held no rows), `rows` in it.
-   * `exact`: the range was read again with safeIntegers (worker.ts `Stripe.fast`).
-   */
-  | { type: "range-done"; id: number; seq: number; bytes: Uint8Array[]; rows: number; exact: boolean }
+  /** The (last) record batch of range `seq` (no bytes when it held no rows), `rows` in it. */
+  | { type: "range-done"; id: number; seq: number; bytes: Uint8Array[]; rows: number }
   /**
    * A value does not fit: the worker waits, in the same read transaction, for the query that
    * names its rowid. Built only now because it costs a parse, and misfits are rare.

@@ -14,7 +14,7 @@ export const RANGE_ROWIDS = 4_096;
 
 /**
  * A range is read and encoded whole before it is sent when its rows hold up to BATCH_MAX_BYTES of
- * text and blobs; a wider one is sent in parts of that size (worker.ts `readInParts`), held back
+ * text and blobs; a wider one is sent in parts of that size (worker.ts `runRange`), held back
  * like a one-worker query's batches. A table whose rows (the query's text and blob columns, in
  * WIDTH_SAMPLES rows spread over the table) hold more than RANGE_MAX_BYTES / RANGE_ROWIDS (4 KiB)
  * is not split at all: its one worker streams it. The parts are for the rows the samples miss.

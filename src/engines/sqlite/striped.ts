@@ -47,8 +47,6 @@ export interface StripedScanOptions {
   fallback: (slot: WorkerSlot) => Promise<QueryResult>;
   /** A second worker joined the scan. */
   onSplit?: () => void;
-  /** A range read again exactly (worker.ts `Stripe.fast`). */
-  onExactRead?: () => void;
   /** A worker finished reading a range. */
   onRangeRead?: () => void;
   /** A fresh worker took a helper's place for an interactive query (`substituteHelper`). */
@@ -126,7 +124,6 @@ export class StripedScan extends ResultStream {
     } else if (msg.type === "range-done") {
       this.queued.get(slot)!.shift();
       this.o.onRangeRead?.();
-      if (msg.exact) this.o.onExactRead?.();
       this.arrived.set(msg.seq, { bytes: msg.bytes, rows: msg.rows });
       this.queueArrived();
       if (this.ended) return;

@@ -6,7 +6,7 @@
  * ends a guarded WHERE within a row and any other read at its next batch.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { AmbiguousNumber, ValueDoesNotFit, type Row } from "../../arrow/encode.ts";
+import { ValueDoesNotFit, type Row } from "../../arrow/encode.ts";
 import type { FormatEncoder } from "../../formats/encoder.ts";
 import { formatNamed } from "../../formats/registry.ts";
 import { CONTINUE_FUNCTION } from "./guard.ts";
@@ -33,14 +33,6 @@ interface Stripe {
   job: StripeJob;
   statement: Statement;
   encoder: FormatEncoder;
-  /**
-   * Arrow ranges are first read with `safeIntegers: false`: bun:sqlite builds numbers faster than
-   * bigints (a 1M-row export's scan and encoding take ~15% less CPU). A range where a number's
-   * exact value or storage class could matter is read again with the exact statement
-   * (encode.ts `rereadAmbiguousNumbers`), so the bytes are the same either way; after such a
-   * range the stripe's later ranges are read exactly at once (null).
-   */
-  fast: { statement: Statement; encoder: FormatEncoder } | null;
   /** Output names of the text and blob columns, whose bytes end a batch at BATCH_MAX_BYTES. */
   wideKeys: string[];
   failed: boolean;
@@ -262,8 +254,7 @@ function beginStripe(job: StripeJob): void {
     const [min, max] = (prepare(job.boundsSql).values()[0] ?? [null, null]) as [bigint | null, bigint | null];
     const statement = prepare(job.rangeSql);
     const encoder = encoderFor(job.format, job.columns, statement.columnNames);
-    const fast = job.format === "arrow" ? fastRangeReader(job, statement) : null;
-    stripe = { job, statement, encoder, fast, wideKeys: wideKeysOf(statement, job.columns), failed: false };
+    stripe = { job, statement, encoder, wideKeys: wideKeysOf(statement, job.columns), failed: false };
     send({ type: "stripe-ready", id: job.id, min, max });
   } catch (error) {
     db!.run("COMMIT");
@@ -273,79 +264,34 @@ function beginStripe(job: StripeJob): void {
   }
 }
 
+/**
+ * The range's rows: a `range-part` every BATCH_MAX_BYTES of text and blobs (held back while
+ * MAX_IN_FLIGHT are not consumed), then `range-done` with the last batch. Memory stays a few
+ * batches however wide the range's rows are: a sample of 16 rows (stripe-plan.ts) may miss a
+ * cluster of wide rows.
+ */
 async function runRange(id: number, seq: number, lo: bigint, hi: bigint): Promise<void> {
   const current = stripe;
   if (current === null || current.job.id !== id || current.failed || stopping()) return;
   try {
-    let reread = false;
-    if (current.fast !== null) {
-      const rows = readWithinBatch(current.fast.statement, lo, hi, current.wideKeys);
-      const bytes = rows === null ? null : fastBatch(current.fast.encoder, rows);
-      if (rows !== null && bytes !== null) return send({ type: "range-done", id, seq, bytes, rows: rows.length, exact: false });
-      // A column whose values are ambiguous in one range usually is in every range (Unix seconds
-      // in a TIMESTAMP column): the rest of this stripe is read exactly once, not twice.
-      reread = rows !== null;
-      if (reread) current.fast = null;
+    const context = { ...current.job, seq, params: [lo, hi] };
+    let rows: Row[] = [];
+    let bytes = 0;
+    let first = 0;
+    for (const record of current.statement.iterate(lo, hi) as Iterable<Row>) {
+      rows.push(record);
+      if ((bytes += wideBytes(record, current.wideKeys)) < BATCH_MAX_BYTES) continue;
+      const part = [await encodeBatch(context, current.encoder, rows, first)];
+      first += rows.length;
+      await sendFlowControlled({ type: "range-part", id, seq, bytes: part, rows: rows.length });
+      rows = [];
+      bytes = 0;
     }
-    await readInParts(current, id, seq, lo, hi, reread);
+    const last = rows.length > 0 ? [await encodeBatch(context, current.encoder, rows, first)] : [];
+    send({ type: "range-done", id, seq, bytes: last, rows: rows.length });
   } catch (error) {
     current.failed = true;
     if (!stopping()) send(errorMessage(id, error));
-  }
-}
-
-/**
- * The range's rows, or null once they hold more than BATCH_MAX_BYTES of text and blobs: a sample
- * of 16 rows (stripe-plan.ts) may miss a cluster of wide rows, whose range is then read in parts.
- */
-function readWithinBatch(statement: Statement, lo: bigint, hi: bigint, wideKeys: readonly string[]): Row[] | null {
-  const rows: Row[] = [];
-  let bytes = 0;
-  for (const record of statement.iterate(lo, hi) as Iterable<Row>) {
-    rows.push(record);
-    if (wideKeys.length > 0 && (bytes += wideBytes(record, wideKeys)) > BATCH_MAX_BYTES) return null;
-  }
-  return rows;
-}
-
-/**
- * The range read exactly: a `range-part` every BATCH_MAX_BYTES of text and blobs (held back while
- * MAX_IN_FLIGHT are not consumed), then `range-done` with the last batch. Memory stays a few
- * batches however wide the range's rows are.
- */
-async function readInParts(current: Stripe, id: number, seq: number, lo: bigint, hi: bigint, reread: boolean): Promise<void> {
-  const context = { ...current.job, seq, params: [lo, hi] };
-  let rows: Row[] = [];
-  let bytes = 0;
-  let first = 0;
-  for (const record of current.statement.iterate(lo, hi) as Iterable<Row>) {
-    rows.push(record);
-    if ((bytes += wideBytes(record, current.wideKeys)) < BATCH_MAX_BYTES) continue;
-    const part = [await encodeBatch(context, current.encoder, rows, first)];
-    first += rows.length;
-    await sendFlowControlled({ type: "range-part", id, seq, bytes: part, rows: rows.length });
-    rows = [];
-    bytes = 0;
-  }
-  const last = rows.length > 0 ? [await encodeBatch(context, current.encoder, rows, first)] : [];
-  send({ type: "range-done", id, seq, bytes: last, rows: rows.length, exact: reread });
-}
-
-/** The range statement again, reading numbers, and an encoder that refuses ambiguous ones. */
-function fastRangeReader(job: StripeJob, exact: Statement): Stripe["fast"] {
-  const statement = prepare(job.rangeSql).safeIntegers(false);
-  const encoder = formatNamed(job.format)!.create(job.columns, { rowKeys: exact.columnNames, rereadAmbiguousNumbers: true });
-  return { statement, encoder };
-}
-
-/** The range's batch from rows read without safeIntegers, or null when they must be read exactly. */
-function fastBatch(encoder: FormatEncoder, rows: Row[]): Uint8Array[] | null {
-  if (rows.length === 0) return [];
-  try {
-    return [encoder.batch(rows, 0)];
-  } catch (error) {
-    if (error instanceof AmbiguousNumber) return null;
-    throw error;
   }
 }
 
