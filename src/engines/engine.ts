@@ -77,8 +77,7 @@ export interface TableEngine {
   /** Resolves when the source answers (readiness); rejects with what is wrong, without secrets. */
   ping(): Promise<void>;
   /**
-   * A value that changes whenever committed data may have changed, read where small reads read;
-   * results are kept under it (results/result-cache.ts). Null: not known now, nothing is kept.
+   * A value that changes whenever committed data may have changed; results are kept under it (results/result-cache.ts). Null: not known now, nothing is kept.
    */
   dataVersion(): bigint | null;
   /**
@@ -91,8 +90,6 @@ export interface TableEngine {
   isSmall(query: ValidatedQuery): boolean;
   /** The number of rows the query returns, without reading them out (an engine may keep counts while its data is unchanged). */
   count(query: ValidatedQuery): Promise<number>;
-  /** The whole result read now, on this thread, when the engine can do that cheaply (small reads); null otherwise. */
-  readNow(query: ValidatedQuery, format: OutputFormat): { chunks: Uint8Array[]; rows: number } | null;
   /**
    * Reads the result encoded in `format`. Resolves once the response can start: with the whole
    * result when it ended first, else with a body its client pulls (a client that stops reading

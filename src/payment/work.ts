@@ -28,7 +28,7 @@ export interface PaidWork {
   format?: string;
   /** Runs the query (or builds the document) and holds the result. */
   execute: () => Promise<ExecutedWork>;
-  /** A provably cheap query (engines/sqlite/inline.ts): a fixed-price one may run while /verify is in flight. */
+  /** A provably cheap query (engines/sqlite/engine.ts `isSmall`): a fixed-price one may run while /verify is in flight. */
   executeEarly?: boolean;
   /** Aborted when the client has gone away: nothing is settled for a response nobody receives. */
   signal?: AbortSignal;

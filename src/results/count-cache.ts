@@ -17,13 +17,6 @@ export class CountCache {
     private readonly capacity = 1024,
   ) {}
 
-  /** The count kept for `sql` at the current version, or null (nothing is computed). */
-  peek(sql: string): Promise<number> | null {
-    const version = this.version();
-    const hit = version === null ? undefined : this.entries.get(sql);
-    return hit !== undefined && hit.version === version ? hit.count : null;
-  }
-
   count(sql: string, compute: () => Promise<number>): Promise<number> {
     const version = this.version();
     if (version === null) return compute();

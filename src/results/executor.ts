@@ -119,12 +119,6 @@ export class QueryExecutor {
     return result;
   }
 
-  /** A small read the engine does at once (see engines/sqlite/inline.ts), or null. */
-  private readNow(query: ValidatedQuery, format: OutputFormat): QueryResult | null {
-    const small = this.engineOf(query).readNow(query, format);
-    return small === null ? null : { complete: small.chunks, rows: small.rows };
-  }
-
   /** The result of a query known to be empty: its schema (or header) and no rows (no read needed). */
   empty(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT): QueryResult {
     const encoder = format.create(encoderColumns(query));
@@ -139,7 +133,6 @@ export class QueryExecutor {
     const version = this.engineOf(query).dataVersion();
     const result =
       this.kept(query, format, version) ??
-      this.readNow(query, format) ??
       (await this.engineOf(query).read(query, format, { streamed: true, maxBytes: null, sending: this.sending }));
     return "complete" in result ? this.results.put(query, format, version, result) : result;
   }
@@ -159,7 +152,6 @@ export class QueryExecutor {
     try {
       result =
         this.kept(query, format, version) ??
-        this.readNow(query, format) ??
         (await this.engineOf(query).read(query, format, { streamed: false, maxBytes: capped, sending: this.sending }));
     } catch (error) {
       // The worker stopped at the cap: the values alone were over it.

@@ -5,11 +5,9 @@
  * steps asking the same question); a client repeating one query costs little more than the HTTP
  * exchange.
  *
- * The version is SQLite's `PRAGMA data_version` on the small reads' connection (inline.ts), read
- * in its shared read transaction: it changes whenever another connection has committed to the
- * file, so a cached result is never older than what a small read would return (at most
- * SNAPSHOT_MS behind the file). A result read by a worker is stored under the version read before
- * it started; it can only be newer than that version's data, and once a commit has happened no
+ * The version is SQLite's `PRAGMA data_version` on a connection of the HTTP thread: it changes
+ * whenever another connection has committed to the file. A result read by a worker is stored
+ * under the version read before it started; it can only be newer than that version's data, and once a commit has happened no
  * later read of the version matches it.
  *
  * An entry also names the validated query it answers: a reload that changes a table validates the

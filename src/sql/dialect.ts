@@ -17,7 +17,7 @@ import type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
 import { ALLOWED_NODES, LIMITS } from "./allowlist.ts";
 import { checkExpression } from "./expression.ts";
 import { firstDataFailure } from "./data-failures.ts";
-import { checkWhereCost, isCheapPerRow } from "./growth.ts";
+import { checkStringGrowth } from "./growth.ts";
 import { readLimit } from "./limit.ts";
 import { foldCase, identifierName, resolveColumn, type Scope } from "./names.ts";
 import { checkOrderBy } from "./order.ts";
@@ -49,12 +49,11 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
   if (!clauses.from) refuse("FROM is required: SELECT columns FROM table");
   const scope: Scope = { table: resolveTable(clauses.from, catalog, sql), sql };
   const columns = checkSelectList(clauses.select, scope);
-  let cheapPerRow = true;
   let failsOnData: string | null = null;
   let where: Expr | null = null;
   if (clauses.where) {
     where = checkExpression(clauses.where.expr, scope, 1);
-    cheapPerRow = isCheapPerRow(checkWhereCost(clauses.where.expr, sql).work);
+    checkStringGrowth(clauses.where.expr, sql);
     failsOnData = firstDataFailure(clauses.where.expr, scope);
   }
   const orderBy = clauses.order ? checkOrderBy(clauses.order, columns, scope) : [];
@@ -75,7 +74,6 @@ export function validateStatement(statement: SelectStmt, sql: string, catalog: C
     limit,
     offset,
     filtered: clauses.where !== undefined,
-    cheapPerRow,
     ordered: clauses.order !== undefined,
     readsClock: scope.readsClock === true,
     failsOnData,

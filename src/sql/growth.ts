@@ -27,26 +27,8 @@ export interface Bound {
 }
 
 /** Bytes compared per row by instr(), replace(), LIKE and GLOB: `bytes + perValue × L + perValueSquared × L²`. */
-export interface RowWork extends Bound {
+interface RowWork extends Bound {
   perValueSquared: number;
-  /** The longest string any part of the expression builds. */
-  largestBuilt: Bound;
-}
-
-/**
- * What a WHERE may cost per row and still be tried on the HTTP thread (engines/sqlite/inline.ts): its budget's
- * guard reads the clock every few dozen rows, so a row must take microseconds, not milliseconds.
- */
-const CHEAP_ROW = { work: 16_384, workPerValueByte: 256, workSquared: 1, builtBytes: 16_384, builtPerValue: 4 };
-
-export function isCheapPerRow(work: RowWork): boolean {
-  return (
-    work.bytes <= CHEAP_ROW.work &&
-    work.perValue <= CHEAP_ROW.workPerValueByte &&
-    work.perValueSquared <= CHEAP_ROW.workSquared &&
-    work.largestBuilt.bytes <= CHEAP_ROW.builtBytes &&
-    work.largestBuilt.perValue <= CHEAP_ROW.builtPerValue
-  );
 }
 
 /** Operators that compare their text with their pattern at every position. */
@@ -66,18 +48,11 @@ const EITHER_ARGUMENT = new Set(["coalesce", "ifnull"]);
  * take too long for one row; returns the bound of the whole.
  */
 export function checkStringGrowth(node: Node, sql: string): Bound {
-  return checkWhereCost(node, sql).bound;
-}
-
-/** checkStringGrowth, with the work the expression does per row. */
-export function checkWhereCost(node: Node, sql: string): { bound: Bound; work: RowWork } {
-  const work: RowWork = { bytes: 0, perValue: 0, perValueSquared: 0, largestBuilt: { bytes: 0, perValue: 0 } };
-  return { bound: checkedBound(node, sql, work), work };
+  return checkedBound(node, sql, { bytes: 0, perValue: 0, perValueSquared: 0 });
 }
 
 function checkedBound(node: Node, sql: string, work: RowWork): Bound {
   const bound = boundOf(node, sql, work);
-  work.largestBuilt = max(work.largestBuilt, bound);
   if (bound.bytes > LIMITS.maxBuiltStringBytes) {
     refuse(
       `'${sourceOf(node, sql)}' can build a string of ${bound.bytes.toLocaleString("en-US")} bytes; the limit is ` +

@@ -28,8 +28,6 @@ export interface ValidatedQuery {
   /** Whether the query has a WHERE; `ordered`, an ORDER BY. Without either, SQLite reads only LIMIT + OFFSET rows. */
   filtered: boolean;
   ordered: boolean;
-  /** Whether the WHERE (if any) does little work per row (sql/growth.ts): only then is it tried on the HTTP thread. */
-  cheapPerRow: boolean;
   /** Whether the WHERE calls a date/time function: its rows can change while the data does not. */
   readsClock: boolean;
   /**

@@ -47,9 +47,8 @@ function soldTables() {
 }
 
 /**
- * Writes to the data file. The server runs in this process: its small reads share a read transaction
- * that a timer of this thread ends within 2 ms (engines/sqlite/inline.ts SNAPSHOT_MS), so a write waits here,
- * off the thread, and tries again while the file is locked.
+ * Writes to the data file. The server runs in this process, so a write waits here, off the thread,
+ * and tries again while the file is locked.
  */
 async function write(sql: string): Promise<void> {
   const db = new Database(sandbox.databasePath, { readwrite: true });

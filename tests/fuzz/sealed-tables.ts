@@ -89,9 +89,9 @@ export function journalSlot(index: number): number[] {
 
 /**
  * Writes to the database as another program would, while the servers read it. The servers run in
- * this process and their small reads hold a shared lock until a timer ends them (db/inline.ts
- * SNAPSHOT_MS): a busy_timeout would wait with the event loop stopped, so those timers could never
- * fire. The writer waits between tries instead (as long as a busy_timeout of WRITE_WAIT_MS).
+ * this process: a busy_timeout would wait with the event loop stopped, so nothing of theirs on this
+ * thread could end meanwhile. The writer waits between tries instead (as long as a busy_timeout of
+ * WRITE_WAIT_MS).
  */
 export class DataWriter {
   private readonly db: Database;

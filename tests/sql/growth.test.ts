@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { WhereClause } from "sql-parser-cst";
 import { BadRequestError } from "../../src/errors.ts";
 import { validateQuery } from "../../src/sql/dialect.ts";
-import { checkStringGrowth, checkWhereCost, isCheapPerRow, type Bound } from "../../src/sql/growth.ts";
+import { checkStringGrowth, type Bound } from "../../src/sql/growth.ts";
 import { parseSelect } from "../../src/sql/parse.ts";
 import { makeFixture, type Fixture } from "./fixture.ts";
 
@@ -142,28 +142,5 @@ describe("refused", () => {
       const validated = validateQuery(W + where, fixture.catalog, { maxQueryBytes: 1 << 20 });
       expect(fixture.db.query(validated.sql).values().length).toBeGreaterThan(0);
     }
-  });
-});
-
-/** [WHERE, whether one row's evaluation is cheap enough to be tried on the HTTP thread]. */
-const CHEAP: [string, boolean][] = [
-  ["id = 5", true],
-  ["note LIKE '%swap%' AND pair = 'ETH/USDC'", true],
-  ["instr(note, 'abc') > 0", true],
-  ["replace(note, 'a', 'bb') = 'x'", true],
-  ["instr(note, pair) > 0", true],
-  [`instr('${"x".repeat(200)}' || note, '${"x".repeat(100)}') > 0`, false],
-  [`note LIKE '%${"a".repeat(300)}%'`, false],
-  [`length(replace('${"x".repeat(200)}', 'x', '${"y".repeat(100)}')) > 0`, false],
-  ["replace(replace(replace(note, 'a', 'aa'), 'a', 'aa'), 'a', 'aa') = ''", false],
-  ["instr(replace(note, 'a', 'aa'), pair) > 0", false],
-];
-
-describe("cheap per row", () => {
-  test.each(CHEAP)("%s → %p", (expr, cheap) => {
-    const sql = W + expr;
-    const where = parseSelect(sql, 1 << 20).clauses.find((c) => c.type === "where_clause") as WhereClause;
-    expect(isCheapPerRow(checkWhereCost(where.expr, sql).work)).toBe(cheap);
-    expect(validateQuery(sql, fixture.catalog, { maxQueryBytes: 1 << 20 }).cheapPerRow).toBe(cheap);
   });
 });

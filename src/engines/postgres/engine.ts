@@ -105,13 +105,9 @@ export class PostgresEngine implements TableEngine {
     return null;
   }
 
-  /** Nothing is read on the HTTP thread; a fixed-price query runs only once its payment is verified. */
+  /** A fixed-price query runs only once its payment is verified. */
   isSmall(): boolean {
     return false;
-  }
-
-  readNow(): null {
-    return null;
   }
 
   /** The query as PostgreSQL runs it, or the 400 naming what it cannot run with SQLite's meaning. */

@@ -1,7 +1,7 @@
 /**
  * The SQLite engine (DESIGN.md §14; ARCHITECTURE.md §4, §11): counts and reads validated queries on
  * a pool of worker threads, each with its own read-only connection, under the time limit its
- * guard enforces (guard.ts); provably small reads run on the HTTP thread (inline.ts); a streamed
+ * guard enforces (guard.ts); a streamed
  * export of a whole table may be read by two workers at once (striped.ts). Results are handed
  * over as encoded chunks into a ResultStream (results/result-stream.ts), whose delivery knows
  * nothing of SQLite.
@@ -18,7 +18,6 @@ import { ResultStream, workerError, type QueryResult } from "../../results/resul
 import { BUSY_MESSAGE, BUSY_RETRY_SECONDS } from "../../results/sent-body.ts";
 import { countSql, type ValidatedQuery } from "../../sql/dialect.ts";
 import { describeTables, isBusy, openReadOnly } from "./catalog.ts";
-import { InlineReader } from "./inline.ts";
 import { LaneClassifier } from "./lanes.ts";
 import { WorkerPool, type WorkerSlot } from "./pool.ts";
 import { batchRowsFor, encoderColumns, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from "./protocol.ts";
@@ -36,15 +35,20 @@ export interface SqliteLimits {
   helperReturnMs?: number;
 }
 
+/** The most rows (LIMIT + OFFSET) of a provably small read, and the most values (rows × columns). */
+const SMALL_MAX_ROWS = 1000;
+const SMALL_MAX_CELLS = 64 * SMALL_MAX_ROWS;
+
 export class SqliteEngine implements TableEngine {
   readonly kind = "sqlite" as const;
   private nextId = 1;
   private readonly pool: WorkerPool;
-  private readonly inline: InlineReader;
   private readonly stripes: StripePlanner;
   private readonly versionDb: Database;
   private readonly counts: CountCache;
   private readonly lanes: LaneClassifier;
+  /** SQLite's `PRAGMA data_version` on a connection of this thread, or null while a writer holds the file. */
+  private readonly version: () => number | null;
   /**
    * For operators and tests: scans of a whole table read by two workers at once (and the ranges
    * their workers have read), the helpers substituted by a fresh worker for an interactive query,
@@ -52,29 +56,24 @@ export class SqliteEngine implements TableEngine {
    */
   readonly stats = { splitScans: 0, rangesRead: 0, exactRangeReads: 0, helpersAskedBack: 0, helpersSubstituted: 0, mostPartsKept: 0 };
 
-  /** Queries with a WHERE tried on the HTTP thread under its budget, and those that overran (inline.ts). */
-  get inlineStats(): Readonly<{ budgetedRuns: number; overruns: number }> {
-    return this.inline.stats;
-  }
-
   constructor(
     private readonly dbPath: string,
     private readonly limits: SqliteLimits,
     workers = Math.max(2, navigator.hardwareConcurrency),
   ) {
     this.pool = new WorkerPool(dbPath, workers, limits.queryTimeoutMs);
-    this.inline = new InlineReader(dbPath, limits.maxRows);
     this.stripes = new StripePlanner(openReadOnly(dbPath));
     this.versionDb = openReadOnly(dbPath);
     this.lanes = new LaneClassifier(this.versionDb);
     const dataVersion = this.versionDb.prepare("PRAGMA data_version");
-    this.counts = new CountCache(() => {
+    this.version = () => {
       try {
         return Number(dataVersion.values()[0]?.[0]);
       } catch {
-        return null; // a writer holds the file: count without the cache
+        return null; // a writer holds the file: nothing is kept
       }
-    });
+    };
+    this.counts = new CountCache(this.version);
   }
 
   /** Query workers terminated and replaced: over the time limit, or not stopping when asked (pool.ts). */
@@ -89,7 +88,6 @@ export class SqliteEngine implements TableEngine {
 
   close(): void {
     this.pool.close();
-    this.inline.close();
     this.stripes.close();
     this.versionDb.close();
   }
@@ -117,9 +115,10 @@ export class SqliteEngine implements TableEngine {
     }
   }
 
-  /** SQLite's `PRAGMA data_version` in the small reads' snapshot (inline.ts). */
+  /** SQLite's `PRAGMA data_version`: it changes whenever another connection has committed to the file. */
   dataVersion(): bigint | null {
-    return this.inline.dataVersion();
+    const version = this.version();
+    return version === null ? null : BigInt(version);
   }
 
   /**
@@ -144,14 +143,15 @@ export class SqliteEngine implements TableEngine {
     return { failsOnData: query.failsOnData };
   }
 
-  /** Whether the query is a provably small read (see inline.ts): cheap whatever the data. */
+  /**
+   * Whether the query is a provably small read, cheap whatever the data: over a table (or a view
+   * that only picks columns of one table, view-shape.ts) with no WHERE and no ORDER BY, SQLite reads
+   * at most LIMIT + OFFSET rows and stops, with no expression evaluated per row.
+   */
   isSmall(query: ValidatedQuery): boolean {
-    return this.inline.eligible(query);
-  }
-
-  /** A small read done on this thread (see inline.ts), or null for the worker pool. */
-  readNow(query: ValidatedQuery, format: OutputFormat): { chunks: Uint8Array[]; rows: number } | null {
-    return this.inline.worthTrying(query) ? this.inline.read(query, format) : null;
+    if (!query.table.limitBounded || query.filtered || query.ordered || query.limit === null) return false;
+    const rows = query.limit + (query.offset ?? 0);
+    return rows <= SMALL_MAX_ROWS && rows * query.columns.length <= SMALL_MAX_CELLS && query.limit <= this.limits.maxRows;
   }
 
   /**
@@ -159,12 +159,6 @@ export class SqliteEngine implements TableEngine {
    * while the data is unchanged (results/count-cache.ts), so repeated quotes do not rescan.
    */
   async count(query: ValidatedQuery): Promise<number> {
-    // A count kept at this data version costs nothing: asked before trying the HTTP thread, whose
-    // try of a long count reads part of the table before handing it to a worker.
-    const kept = query.readsClock ? null : this.counts.peek(query.sql);
-    if (kept !== null) return kept;
-    const small = this.inline.worthTrying(query) ? this.inline.count(query) : null;
-    if (small !== null) return small;
     // A WHERE that reads the clock counts other rows a second later with the same data.
     if (query.readsClock) return this.countOnWorker(query);
     return this.counts.count(query.sql, () => this.countOnWorker(query));

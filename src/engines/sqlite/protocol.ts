@@ -7,8 +7,7 @@ import type { ValidatedQuery } from "../../sql/dialect.ts";
 
 /** The Arrow columns of a query's result, as the encoder takes them. */
 /**
- * A row's values as the byte bounds of a read count them (inline.ts INLINE_MAX_BYTES,
- * RunJob.maxBytes): characters of text, bytes of blobs, 8 for a number (as in Arrow), 1 for a
+ * A row's values as the byte bound of a read counts them (RunJob.maxBytes): characters of text, bytes of blobs, 8 for a number (as in Arrow), 1 for a
  * boolean, 0 for NULL: never more than encoding them adds. Numbers count too: a select list of
  * 1,500 timestamp columns makes wide rows without a single text.
  */

@@ -1,6 +1,6 @@
 /**
  * Whether a view only picks columns of one table — `SELECT columns FROM table`, nothing else — so
- * that reading n of its rows reads n rows of the table, as for the table itself (engines/sqlite/inline.ts).
+ * that reading n of its rows reads n rows of the table, as for the table itself (engine.ts `isSmall`).
  * Anything more (a filter, a join, grouping, DISTINCT, ORDER BY, LIMIT, expressions, WITH, UNION)
  * can make one row cost a pass over the table, and the view is read like any other query.
  */
