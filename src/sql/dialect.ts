@@ -42,7 +42,7 @@ export function validateQuery(sql: string, catalog: Catalog, limits: { maxQueryB
   return validateStatement(parseSelect(sql, limits.maxQueryBytes), sql, catalog);
 }
 
-/** Validates the parsed statement of `sql` (from parse.ts, or built from a template: templates.ts). */
+/** Validates the parsed statement of `sql` (from parse.ts). */
 export function validateStatement(statement: SelectStmt, sql: string, catalog: Catalog): ValidatedQuery {
   const clauses = collectClauses(statement.clauses, sql);
   if (!clauses.select) refuse("SELECT is required: SELECT columns FROM table");

@@ -6,7 +6,6 @@
  */
 import type { Catalog, ColumnInfo, TableInfo } from "../catalog.ts";
 import { foldCase } from "../identifiers.ts";
-import type { SelectStmt } from "sql-parser-cst";
 import type { ValidatedQuery } from "./validated.ts";
 
 /** What validation reads of a table; prices and descriptions stay on the HTTP thread. */
@@ -26,8 +25,7 @@ export type ToValidator = { type: "init"; tables: TableShape[]; maxQueryBytes: n
 
 export type FromValidator =
   | { type: "ready" }
-  /** `statement`: the parsed statement, kept as the template of the text's shape (templates.ts). */
-  | { type: "valid"; id: number; query: PlainQuery; statement: SelectStmt }
+  | { type: "valid"; id: number; query: PlainQuery }
   /** `refused`: a 400 with this message; otherwise the validator failed unexpectedly. */
   | { type: "invalid"; id: number; refused: boolean; message: string };
 

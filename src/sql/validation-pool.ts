@@ -5,14 +5,7 @@
  * a worker within the wait limit, or finds the waiting line full, is turned away (503).
  */
 import { BadRequestError, ServerBusyError, ServerError } from "../errors.ts";
-import type { SelectStmt } from "sql-parser-cst";
 import type { FromValidator, PlainQuery, TableShape, ToValidator } from "./plain-query.ts";
-
-/** A worker's answer for a valid text: the query, and the statement it parsed. */
-export interface WorkerValidation {
-  query: PlainQuery;
-  statement: SelectStmt;
-}
 
 /** In the compiled executable the worker is an extra entrypoint (see `bun run build`), as in engines/sqlite/pool.ts. */
 const WORKER_URL = import.meta.url.startsWith("file:///$bunfs/")
@@ -35,7 +28,7 @@ type BunWorker = Worker & { ref(): void; unref(): void };
 interface Job {
   id: number;
   sql: string;
-  resolve(validated: WorkerValidation): void;
+  resolve(validated: PlainQuery): void;
   reject(error: Error): void;
   waitTimer?: ReturnType<typeof setTimeout>;
 }
@@ -84,7 +77,7 @@ export class ValidationPool {
     if (--this.starting === 0) this.started();
   }
 
-  validate(sql: string): Promise<WorkerValidation> {
+  validate(sql: string): Promise<PlainQuery> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(stopped());
       const job: Job = { id: this.nextId++, sql, resolve, reject };
@@ -153,7 +146,7 @@ export class ValidationPool {
     slot.job = null;
     slot.worker.unref();
     if (message.type === "valid") {
-      job.resolve({ query: message.query, statement: message.statement });
+      job.resolve(message.query);
     } else if (message.refused) {
       job.reject(new BadRequestError(message.message));
     } else {

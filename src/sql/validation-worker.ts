@@ -42,7 +42,7 @@ self.onmessage = (event: MessageEvent<ToValidator>) => {
   try {
     const statement = parseSelect(message.sql, maxQueryBytes);
     const query = validateStatement(statement, message.sql, catalog);
-    send({ type: "valid", id: message.id, query: toPlain(query, catalog), statement });
+    send({ type: "valid", id: message.id, query: toPlain(query, catalog) });
   } catch (error) {
     const refused = error instanceof BadRequestError;
     send({ type: "invalid", id: message.id, refused, message: error instanceof Error ? error.message : String(error) });

@@ -1,11 +1,9 @@
 /**
  * Query validation as the HTTP thread sees it (ARCHITECTURE.md §4 "Validation is bounded"): a text
  * validated before is answered from the cache at once, without a worker (small repeated queries
- * are the hot path); any other text gets the linear checks of precheck.ts here. A text of a shape
- * validated before (the same text but for its literals, templates.ts) is validated here from that
- * shape's statement; any other is parsed and validated by a validation worker under a deadline
- * (validation-pool.ts), whose plain result is re-linked to the catalog's own objects and whose
- * statement becomes its shape's template. The HTTP thread itself never parses.
+ * are the hot path); any other text gets the linear checks of precheck.ts here, then is parsed and
+ * validated by a validation worker under a deadline (validation-pool.ts), whose plain result is
+ * re-linked to the catalog's own objects. The HTTP thread itself never parses.
  */
 import type { Catalog } from "../catalog.ts";
 import { LIMITS } from "./allowlist.ts";
@@ -13,8 +11,6 @@ import { LruCache } from "./cache.ts";
 import type { ValidatedQuery } from "./validated.ts";
 import { fromPlain, tableShapes } from "./plain-query.ts";
 import { precheckQuery } from "./precheck.ts";
-import { validateStatement } from "./dialect.ts";
-import { StatementTemplates } from "./templates.ts";
 import { ValidationPool } from "./validation-pool.ts";
 
 export interface QueryValidator {
@@ -71,20 +67,11 @@ function validatorOver(shared: SharedPool, catalog: Catalog): QueryValidator {
   shared.users++;
   const cache = new LruCache<string, ValidatedQuery>(shared.cacheSize);
   const pending = new Map<string, Promise<ValidatedQuery>>();
-  const templates = new StatementTemplates();
   let closed = false;
 
   const validateNew = async (sql: string): Promise<ValidatedQuery> => {
-    const tokens = precheckQuery(sql, shared.limits.maxQueryBytes);
-    const statement = templates.instantiate(sql, tokens);
-    let query: ValidatedQuery;
-    if (statement !== null) {
-      query = validateStatement(statement, sql, catalog);
-    } else {
-      const validated = await shared.pool.validate(sql);
-      templates.remember(sql, tokens, validated.statement);
-      query = fromPlain(validated.query, catalog);
-    }
+    precheckQuery(sql, shared.limits.maxQueryBytes);
+    const query = fromPlain(await shared.pool.validate(sql), catalog);
     // Refusals are not cached: they throw before reaching here.
     cache.set(sql, query);
     return query;

@@ -52,7 +52,7 @@ let probes = 0;
 /**
  * Waits until a worker of `v` validates: it has started (a short maxWaitMs, or no room to wait,
  * turns texts away meanwhile) and a text got through. Each probe is a new text (the comment keeps it
- * out of the cache and the templates), so a worker validates it. With a 50 ms deadline, a loaded
+ * out of the cache), so a worker validates it. With a 50 ms deadline, a loaded
  * machine can refuse even a one-line text at the deadline; that worker is then replaced as well, and
  * the next probe waits for its replacement. Any other refusal fails the test.
  */
@@ -106,23 +106,6 @@ describe("the cache", () => {
     v.close();
     expect(await v.validate("SELECT id FROM swaps LIMIT 1")).toBe(first);
     expect((await refusal(v.validate("SELECT pair FROM swaps LIMIT 1"))).message).toContain("SQL validation has stopped");
-  });
-
-  test("a new text of a shape validated before is validated here from its template, without a worker", async () => {
-    const v = validator();
-    const sql = (block: number, pair: string, limit: number) => `SELECT id FROM swaps WHERE volume = ${block} AND pair <> '${pair}' LIMIT ${limit}`;
-    await v.validate(sql(1, "x", 10));
-    v.close();
-    const query = await v.validate(sql(18041666, "it''s", 3));
-    expect(query).toEqual(validateQuery(sql(18041666, "it''s", 3), fixture.catalog, { maxQueryBytes: 16384 }));
-    expect(query.limit).toBe(3);
-    expect(query.table).toBe(fixture.catalog.table("swaps")!);
-    // Refused by the same rules, with the same message, as a parsed text.
-    const fraction = sql(1, "x", 1.5);
-    const error = await refusal(v.validate(fraction));
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect(error.message).toBe("LIMIT must be a non-negative integer literal (e.g. LIMIT 100); got '1.5'");
-    expect(() => validateQuery(fraction, fixture.catalog, { maxQueryBytes: 16384 })).toThrow(error.message);
   });
 
   test("concurrent requests for one new text share one validation", async () => {
