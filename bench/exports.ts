@@ -41,7 +41,7 @@ async function bareScanMs(dbPath: string, sql: string, rowCount: number): Promis
 }
 
 /** Peak RSS growth of a fresh server process while it serves its first export of `sql`. */
-async function firstQueryGrowth(startServer: () => Promise<ChildServer>, sql: string, rowCount: number): Promise<{ growth: number; bytes: number }> {
+export async function firstQueryGrowth(startServer: () => Promise<ChildServer>, sql: string, rowCount: number): Promise<{ growth: number; bytes: number }> {
   const server = await startServer();
   try {
     await Bun.sleep(SETTLE_MS);
