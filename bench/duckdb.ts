@@ -23,7 +23,7 @@ import { median } from "./stats.ts";
 
 /** Fresh servers whose first export's memory growth is measured. */
 const RSS_SAMPLES = 3;
-const RSS_LIMIT = 64 * 1024 * 1024;
+const RSS_LIMIT = 64e6;
 const EXPORT_RATIO = 1.25;
 
 /** What buyers send over a large table: a range on a numeric column, a prefix of an address; neither indexed. */
