@@ -20,7 +20,7 @@ import { BENCH_OUT, COLUMNS } from "./dataset.ts";
 
 export const SCAN_ROWS = 10_000_000;
 
-/** A Parquet folder (its files: `<dir>/*.parquet`) and the rows it holds. */
+/** A Parquet folder and the glob of its files (`<dir>/*.parquet`). */
 export interface ParquetTable {
   dir: string;
   glob: string;
