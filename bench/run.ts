@@ -2,12 +2,12 @@
  * `bun run bench`: measures every performance target against baselines taken in the same run and
  * writes BENCHMARKS.md. Servers under test run as separate processes; this process is the client.
  *
- *   bun bench/run.ts [--rows 1000000] [--runs 5] [--only small,exports,paid,unsettled,compression,replicas,postgres] [--out FILE]
+ *   bun bench/run.ts [--rows 1000000] [--runs 5] [--only small,exports,paid,unsettled,compression,replicas,postgres,duckdb] [--out FILE]
  *
  * Items (`--only` takes their keys or numbers): 1 small filtered queries, 2 exports (throughput,
  * first byte, memory, responsiveness), 3 paid queries, 4 payments that cannot settle, 5
- * compression, 6 replicas, 7 PostgreSQL tables. A failed check throws: nothing is written from a run
- * that failed.
+ * compression, 6 replicas, 7 PostgreSQL tables, 8 Parquet tables through DuckDB. A failed check
+ * throws: nothing is written from a run that failed.
  */
 import { Database } from "bun:sqlite";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freshDir, startArrow402, writeConfig } from "./arrow402.ts";
 import { measureCompression } from "./compression.ts";
+import { measureDuckdb } from "./duckdb.ts";
 import { ensureDataset, FILTERED_TABLE_SQL, filteredRows, MIXED_TABLE_SQL, TABLE_SQL, WIDE_TABLE_SQL } from "./dataset.ts";
 import { startDevnetProcess } from "./devnet.ts";
 import { measureExport } from "./exports.ts";
@@ -27,8 +28,10 @@ import { measureResponsiveness } from "./responsiveness.ts";
 import { measureSmallQueries } from "./small-queries.ts";
 import { measureUnsettled } from "./unsettled.ts";
 
-const ITEMS = ["small", "exports", "paid", "unsettled", "compression", "replicas", "postgres"] as const;
+const ITEMS = ["small", "exports", "paid", "unsettled", "compression", "replicas", "postgres", "duckdb"] as const;
 type Item = (typeof ITEMS)[number];
+/** Each item's number in BENCHMARKS.md. */
+const NUMBERS: Record<Item, number> = { small: 1, exports: 2, paid: 3, unsettled: 4, compression: 5, replicas: 6, postgres: 7, duckdb: 8 };
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -44,8 +47,8 @@ const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number of at least 1, got ${values.runs}`);
 const only = new Set<Item>(
   (values.only ?? ITEMS.join(",")).split(",").map((key) => {
-    const item = /^\d+$/.test(key) ? ITEMS[Number(key) - 1] : ITEMS.find((name) => name === key.trim());
-    if (item === undefined) throw new Error(`--only takes ${ITEMS.map((name, i) => `${name} (${i + 1})`).join(", ")}; got '${key}'`);
+    const item = /^\d+$/.test(key) ? ITEMS.find((name) => NUMBERS[name] === Number(key)) : ITEMS.find((name) => name === key.trim());
+    if (item === undefined) throw new Error(`--only takes ${ITEMS.map((name) => `${name} (${NUMBERS[name]})`).join(", ")}; got '${key}'`);
     return item;
   }),
 );
@@ -152,6 +155,7 @@ if (only.has("postgres")) {
   log("item 7: PostgreSQL tables");
   results.push(await measurePostgres(rowCount, runs));
 }
+if (only.has("duckdb")) results.push(await measureDuckdb(dbPath, rowCount, runs, log));
 
 const checks = results.flatMap((r) => r.checks).sort((a, b) => a.item.localeCompare(b.item));
 const details = results.flatMap((r) => r.details).sort((a, b) => a.item.localeCompare(b.item));
