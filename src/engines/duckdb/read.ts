@@ -57,19 +57,29 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
     disconnected = true;
     connection.closeSync();
   };
-  let interrupted: (reason: unknown) => void = () => {};
-  /** Rejects when the read is stopped: what waits on DuckDB waits on this too. */
-  const stopping = new Promise<never>((_, reject) => (interrupted = reject));
-  stopping.catch(() => {});
+  /**
+   * The calls waiting on DuckDB, each rejected when the read stops. One entry per call, removed as it
+   * settles: racing every fetch against one long-lived "stopped" promise would leave a reaction on
+   * it per fetch, each holding its chunk until the read ends (memory growing with the result).
+   */
+  const waiting = new Set<(reason: unknown) => void>();
   const stop = (reason: unknown) => {
     if (stopped !== null) return;
     stopped = reason;
     // A connection already closed has nothing running (and must not be touched).
     if (!disconnected) connection.interrupt();
-    interrupted(reason);
+    for (const reject of waiting) reject(reason);
+    waiting.clear();
   };
   /** A DuckDB call, given up on (not waited for) when the read stops. */
-  const call = <T>(promise: Promise<T>): Promise<T> => Promise.race([track(promise), stopping]);
+  const call = <T>(promise: Promise<T>): Promise<T> => {
+    const tracked = track(promise);
+    if (stopped !== null) return Promise.reject(stopped);
+    return new Promise<T>((resolve, reject) => {
+      waiting.add(reject);
+      tracked.then(resolve, reject).finally(() => waiting.delete(reject));
+    });
+  };
   const failure = (error: unknown) => (stopped !== null ? stopped : duckError(error));
 
   let count: number | null = null;
