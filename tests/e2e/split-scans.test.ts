@@ -30,12 +30,18 @@ beforeAll(async () => {
   db.run(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000)
           INSERT INTO gappy SELECT x, 'g' || x FROM c UNION ALL SELECT x + 65000, 'g' || (x + 65000) FROM c`);
   db.close();
-  const config = { server: { metrics: true }, database: { sqlite: "./split.sqlite" }, tables: [{ name: "items" }, { name: "gappy" }] };
+  // The costly export takes several seconds on two loaded cores: a time limit it cannot reach there.
+  const config = {
+    server: { metrics: true },
+    database: { sqlite: "./split.sqlite" },
+    limits: { query_timeout_ms: 120_000 },
+    tables: [{ name: "items" }, { name: "gappy" }],
+  };
   server = await serveConfig(dir, config);
   // Both workers started: on a loaded machine a helper still starting joins an export too late to
   // split it. Each try reads the whole table once.
   for (let tries = 0; tries < 20 && (await splitScans()) === 0; tries++) await (await get("SELECT * FROM items")).arrayBuffer();
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await server?.stop();
 });
@@ -94,4 +100,4 @@ test("a small query during a costly filtered export: a fresh worker answers it, 
   const table = tableFromIPC(await exported);
   expect(table.numRows).toBe(100_000);
   expect(table.toArray().map((row) => [Number(row.id), row.label])).toEqual(sqliteValues(dbPath, sql));
-}, 60_000);
+}, 120_000);
