@@ -51,7 +51,8 @@ const substituted = () => metricValue(server.url, "arrow402_split_helpers_substi
 
 async function get(sql: string, format = "arrow"): Promise<Response> {
   const response = await fetch(`${server.url}/api/query?query=${encodeURIComponent(sql)}&format=${format}`, { headers: { "accept-encoding": "identity" } });
-  expect(response.status).toBe(200);
+  // A refusal says why.
+  if (response.status !== 200) expect({ sql, status: response.status, text: await response.text() }).toEqual({ sql, status: 200, text: "" });
   return response;
 }
 
