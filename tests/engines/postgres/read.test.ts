@@ -45,7 +45,9 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  // Whatever a test did, its read left nothing running and gave the connection back.
+  // Whatever a test did, its read left nothing running and gave the connection back: a stopped
+  // read's ROLLBACK may still be on its way (idle in transaction for a moment), so within 2 s.
+  await waitFor(async () => (await running()).length === 0, 2_000).catch(() => {});
   expect(await running()).toEqual([]);
   expect(await usable()).toBe(true);
 });
