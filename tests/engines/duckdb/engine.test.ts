@@ -66,7 +66,9 @@ describe("a pulled read", () => {
       }
     }
     expect(rows).toBe(2_000_000);
-    expect(peak).toBeLessThan(64 * 1024 * 1024);
+    // Flat: DuckDB's own buffers and thread arenas stay under 128 MB on two loaded cores, where a
+    // read that keeps its chunks alive grows past 400 MB by the end.
+    expect(peak).toBeLessThan(128 * 1024 * 1024);
   }, 60_000);
 
   test("the count and the rows from one transaction", async () => {
