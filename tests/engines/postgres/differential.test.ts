@@ -11,20 +11,30 @@
  * standard_conforming_strings off.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { compileForPostgres, isRefusal, type PostgresQuery } from "../../../src/engines/postgres/compile.ts";
-import { CONTINUE_FUNCTION } from "../../../src/engines/sqlite/guard.ts";
-import { openReadOnly, readCatalog, type Catalog } from "../../../src/engines/sqlite/catalog.ts";
-import { countSql, validateQuery, type ValidatedQuery } from "../../../src/sql/dialect.ts";
+import type { Catalog } from "../../../src/engines/sqlite/catalog.ts";
+import type { ValidatedQuery } from "../../../src/sql/dialect.ts";
 import { usePostgres } from "../../support/postgres.ts";
-import { ACCEPTED, generatedQueries as fixtureQueries } from "../../sql/corpus.ts";
+import {
+  accepted,
+  corpus,
+  difference,
+  keyedQuery,
+  micros,
+  number,
+  openSqliteSide,
+  postgresTypes,
+  ROW_COUNT,
+  sqliteCount,
+  sqliteRowsOf,
+  validate,
+  type Outcome,
+} from "../differential-harness.ts";
 import { copyOut, type CopyRows } from "./copy.ts";
-import { COLUMNS, postgresSetup, ROWS, SQLITE_CREATE, sqliteRows } from "./differential-data.ts";
-import { generatedQueries, mixedQueries, WRITTEN } from "./differential-corpus.ts";
+import { COLUMNS, postgresSetup } from "./differential-data.ts";
+import { mixedQueries } from "./differential-corpus.ts";
 
 setDefaultTimeout(300_000);
 
@@ -33,9 +43,7 @@ const TABLE = { schema: "market", name: "swaps" };
 const SOURCE_TYPES = COLUMNS.map((c) => c.postgres);
 /** Only how values are written out (read back below); the queries' meaning must not depend on it. */
 const OUTPUT_SETTINGS = { extra_float_digits: "3", bytea_output: "hex" };
-const ROW_COUNT = ROWS.length;
 
-let dir: string;
 let sqlite: Database;
 let catalog: Catalog;
 let url: string;
@@ -58,88 +66,12 @@ beforeAll(async () => {
   } finally {
     await setup.close();
   }
-
-  dir = mkdtempSync(join(tmpdir(), "arrow402-differential-"));
-  const path = join(dir, "swaps.sqlite");
-  const writer = new Database(path, { create: true });
-  writer.run(SQLITE_CREATE);
-  const insert = writer.prepare(`INSERT INTO swaps VALUES (${COLUMNS.map(() => "?").join(", ")})`);
-  for (const row of sqliteRows()) insert.run(...row);
-  writer.close();
-  const reader = openReadOnly(path);
-  const read = readCatalog(reader, [{ name: "swaps", database: "main", source: "swaps", description: "", columns: {}, priceTags: [] }]);
-  reader.close();
-  if (read.problems.length > 0) throw new Error(read.problems.join("\n"));
-  catalog = read.catalog;
-  sqlite = new Database(path, { readonly: true, safeIntegers: true });
-  sqlite.function(CONTINUE_FUNCTION, { deterministic: false }, () => 1);
+  ({ sqlite, catalog } = openSqliteSide("arrow402-differential-"));
 }, 120_000);
 
 afterAll(() => {
   sqlite?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-const onSwaps = (sql: string) => /\bFROM\s+"?swaps"?(\s|;|$)/i.test(sql);
-
-/** The distinct queries of `all` that the validator accepts. */
-function accepted(all: string[]): string[] {
-  return [...new Set(all)].filter((sql) => {
-    try {
-      validateQuery(sql, catalog, { maxQueryBytes: 16384 });
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** Queries as buyers write them: the accepted corpus of tests/sql, the written cases, generated ones (DIFF_N, DIFF_SEED for more). */
-const corpus = () =>
-  accepted([
-    ...ACCEPTED.map(([sql]) => sql).filter(onSwaps),
-    ...WRITTEN,
-    ...generatedQueries(Number(process.env.DIFF_N ?? 900), Number(process.env.DIFF_SEED ?? 14)),
-    ...fixtureQueries(4000, 402).filter(onSwaps),
-  ]);
-
-// ---- Values as the text of their Arrow value, whichever engine wrote them ----
-
-const number = (n: number) => (Object.is(n, -0) ? "0" : String(n));
-
-/** 'YYYY-MM-DD HH:MM:SS[.ffffff][±HH[:MM]]' as microseconds since 1970 (UTC when no offset). */
-function micros(text: string): string {
-  const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?)?$/.exec(text);
-  if (m === null) throw new Error(`not a timestamp: ${text}`);
-  const at = new Date(0);
-  at.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3])); // not Date.UTC: it reads years below 100 as 19xx
-  at.setUTCHours(Number(m[4]), Number(m[5]), Number(m[6]), 0);
-  const seconds = BigInt(at.getTime() / 1000);
-  const fraction = BigInt((m[7] ?? "").padEnd(6, "0").slice(0, 6) || "0");
-  const offset = m[8] === undefined ? 0n : (m[8] === "-" ? -1n : 1n) * BigInt(Number(m[9]) * 3600 + Number(m[10] ?? 0) * 60 + Number(m[11] ?? 0));
-  return String((seconds - offset) * 1_000_000n + fraction);
-}
-
-function fromSqlite(type: string, v: unknown): string | null {
-  if (v === null) return null;
-  switch (type) {
-    case "double precision":
-      return number(Number(v));
-    case "real":
-      return number(Math.fround(Number(v)));
-    case "numeric":
-      return number(Number(v));
-    case "boolean":
-      return v === 1n ? "t" : v === 0n ? "f" : `?${String(v)}`;
-    case "bytea":
-      return Buffer.from(v as Uint8Array).toString("hex");
-    case "timestamp with time zone":
-    case "timestamp without time zone":
-      return micros(String(v));
-    default:
-      return String(v);
-  }
-}
 
 function fromPostgres(type: string, v: string | null): string | null {
   if (v === null) return null;
@@ -166,54 +98,18 @@ interface Run {
   validated: ValidatedQuery;
   compiled: PostgresQuery;
   /** The same query with its ORDER BY columns appended to the output, to compare orders with ties. */
-  keyed: { sqlite: string; postgres: string } | null;
+  keyed: { sqlite: string; postgres: string; validated: ValidatedQuery } | null;
 }
 
 function keyed(validated: ValidatedQuery): Run["keyed"] {
-  const { statement } = validated;
-  if (statement.orderBy.length === 0) return null;
-  const keys = statement.orderBy.map((term, i) => ({ name: `__k${i}`, column: term.column }));
-  const sqliteKeys = keys.map((k) => `, "${validated.table.columns[k.column]!.name.replaceAll('"', '""')}" AS "${k.name}"`).join("");
-  const compiled = compileForPostgres({ ...validated, statement: { ...statement, columns: [...statement.columns, ...keys] } }, TABLE, SOURCE_TYPES);
+  const query = keyedQuery(validated);
+  if (query === null) return null;
+  const compiled = compileForPostgres(query.validated, TABLE, SOURCE_TYPES);
   if (isRefusal(compiled)) throw new Error(compiled.refusal);
-  return {
-    sqlite: validated.sql.slice(0, validated.selectListEnd) + sqliteKeys + validated.sql.slice(validated.selectListEnd),
-    postgres: compiled.select,
-  };
-}
-
-function sqliteRowsOf(sql: string, types: string[]): (string | null)[][] {
-  return sqlite.query(sql).values().map((row) => row.map((v, i) => fromSqlite(types[i]!, v)));
+  return { sqlite: query.sqlite, postgres: compiled.select, validated: query.validated };
 }
 
 const postgresRowsOf = (rows: CopyRows, types: string[]) => rows.map((row) => row.map((v, i) => fromPostgres(types[i]!, v)));
-
-const sorted = (rows: unknown[][]) => rows.map((r) => JSON.stringify(r)).sort();
-
-/**
- * Rows with their sort keys last: the keys in the same sequence, and within each run of equal
- * keys the same rows (any order: neither engine orders ties); a run cut by LIMIT or OFFSET only
- * has as many rows.
- */
-function sameOrder(a: (string | null)[][], b: (string | null)[][], keyCount: number, cut: { first: boolean; last: boolean }): string | null {
-  if (a.length !== b.length) return `${a.length} rows against ${b.length}`;
-  const key = (row: unknown[]) => JSON.stringify(row.slice(row.length - keyCount));
-  const runs = (rows: (string | null)[][]) => {
-    const out: { key: string; rows: unknown[][] }[] = [];
-    for (const row of rows) {
-      if (out.at(-1)?.key !== key(row)) out.push({ key: key(row), rows: [] });
-      out.at(-1)!.rows.push(row);
-    }
-    return out;
-  };
-  const [x, y] = [runs(a), runs(b)];
-  if (JSON.stringify(x.map((r) => [r.key, r.rows.length])) !== JSON.stringify(y.map((r) => [r.key, r.rows.length]))) return "another order";
-  for (let i = 0; i < x.length; i++) {
-    const edge = (i === 0 && cut.first) || (i === x.length - 1 && cut.last);
-    if (!edge && JSON.stringify(sorted(x[i]!.rows)) !== JSON.stringify(sorted(y[i]!.rows))) return `other rows among equal keys ${x[i]!.key}`;
-  }
-  return null;
-}
 
 /** What a refusal is about, for the report. */
 const CATEGORIES: [RegExp, string][] = [
@@ -238,23 +134,14 @@ function category(message: string): string {
   return CATEGORIES.find(([pattern]) => pattern.test(message))?.[1] ?? `other: ${message}`;
 }
 
-interface Outcome {
-  queries: number;
-  identical: number;
-  /** Identical and neither empty nor every row: the comparison was not vacuous. */
-  selective: number;
-  differing: string[];
-  failing: { sql: string; error: string; flagged: boolean }[];
-}
-
 /** Runs `queries` through both engines; each is identical, refused (by name), differing, or a PostgreSQL error. */
 async function differential(queries: string[], title: string): Promise<Outcome> {
   const runs: Run[] = [];
   const refusals = new Map<string, string[]>();
   const differing: string[] = [];
-  const failing: { sql: string; error: string; flagged: boolean }[] = [];
+  const failing: Outcome["failing"] = [];
   for (const sql of queries) {
-    const validated = validateQuery(sql, catalog, { maxQueryBytes: 16384 });
+    const validated = validate(sql, catalog);
     const compiled = compileForPostgres(validated, TABLE, SOURCE_TYPES);
     if (isRefusal(compiled)) {
       expect(compiled.refusal).toMatch(/^.+ is not available on tables served from PostgreSQL(: .+)?$/);
@@ -291,34 +178,28 @@ async function differential(queries: string[], title: string): Promise<Outcome> 
   const results = copyOut(url, selects, OUTPUT_SETTINGS);
   let next = 0;
   for (const run of ran) {
-    const types = run.validated.statement.columns.map((c) => COLUMNS[c.column]!.postgres);
+    const types = postgresTypes(run.validated.statement.columns);
     const mine = postgresRowsOf(results[next++]!, types);
     let theirs: (string | null)[][];
     try {
-      theirs = sqliteRowsOf(run.validated.sql, types);
+      theirs = sqliteRowsOf(sqlite, run.validated.sql, types);
     } catch (error) {
       differing.push(`${run.sql}: SQLite fails (${(error as Error).message}), PostgreSQL answers`);
       if (run.keyed !== null) next++;
       continue;
     }
-    const { statement } = run.validated;
-    const sqliteCount = String((sqlite.query(countSql(run.validated)).values()[0] as unknown[])[0]);
+    const expectedCount = sqliteCount(sqlite, run.validated);
     if (theirs.length > 0 && theirs.length < ROW_COUNT) selective++;
-    if (counts.get(run) !== sqliteCount) differing.push(`${run.sql}: count ${counts.get(run)} against SQLite's ${sqliteCount}`);
-    if (run.keyed === null) {
-      // Without ORDER BY both read in insertion order (SQLite's rowid, a fresh heap): exact when LIMIT picks rows.
-      const same = statement.limit !== null ? JSON.stringify(mine) === JSON.stringify(theirs) : JSON.stringify(sorted(mine)) === JSON.stringify(sorted(theirs));
-      if (!same) differing.push(`${run.sql}\n  PostgreSQL: ${JSON.stringify(mine)}\n  SQLite:     ${JSON.stringify(theirs)}\n  compiled:   ${run.compiled.select}`);
-      continue;
+    if (counts.get(run) !== expectedCount) differing.push(`${run.sql}: count ${counts.get(run)} against SQLite's ${expectedCount}`);
+    let keyedRows = null;
+    if (run.keyed !== null) {
+      const keyTypes = postgresTypes(run.keyed.validated.statement.columns);
+      keyedRows = { mine: postgresRowsOf(results[next++]!, keyTypes), theirs: sqliteRowsOf(sqlite, run.keyed.sqlite, keyTypes) };
     }
-    const keyTypes = [...types, ...statement.orderBy.map((t) => COLUMNS[t.column]!.postgres)];
-    const mineKeyed = postgresRowsOf(results[next++]!, keyTypes);
-    const theirsKeyed = sqliteRowsOf(run.keyed.sqlite, keyTypes);
-    const cut = { first: (statement.offset ?? 0) > 0, last: statement.limit !== null };
-    const problem = sameOrder(mineKeyed, theirsKeyed, statement.orderBy.length, cut);
-    const plainSame = statement.limit !== null ? mine.length === theirs.length : JSON.stringify(sorted(mine)) === JSON.stringify(sorted(theirs));
-    if (problem !== null || !plainSame) {
-      differing.push(`${run.sql}: ${problem ?? "other rows"}\n  PostgreSQL: ${JSON.stringify(mineKeyed)}\n  SQLite:     ${JSON.stringify(theirsKeyed)}\n  compiled:   ${run.keyed.postgres}`);
+    const problem = difference(run.validated, { mine, theirs }, keyedRows);
+    if (problem !== null) {
+      const [a, b] = keyedRows === null ? [mine, theirs] : [keyedRows.mine, keyedRows.theirs];
+      differing.push(`${run.sql}: ${problem}\n  PostgreSQL: ${JSON.stringify(a)}\n  SQLite:     ${JSON.stringify(b)}\n  compiled:   ${run.keyed?.postgres ?? run.compiled.select}`);
     }
   }
 
@@ -337,7 +218,7 @@ async function differential(queries: string[], title: string): Promise<Outcome> 
 
 describe("the same rows from SQLite and from PostgreSQL", () => {
   test("the corpus: every query identical, or refused naming the construct and PostgreSQL", async () => {
-    const outcome = await differential(corpus(), "corpus");
+    const outcome = await differential(corpus(catalog), "corpus");
     expect(outcome.differing).toEqual([]);
     // A PostgreSQL error is never a different answer, but only where failsOnData says it may happen.
     expect(outcome.failing.filter((f) => !f.flagged)).toEqual([]);
@@ -347,7 +228,7 @@ describe("the same rows from SQLite and from PostgreSQL", () => {
   });
 
   test("expressions of any shape over columns and literals of every kind (DIFF_MIXED for more): none differs", async () => {
-    const outcome = await differential(accepted(mixedQueries(Number(process.env.DIFF_MIXED ?? 600), 7)), "mixed expressions");
+    const outcome = await differential(accepted(catalog, mixedQueries(Number(process.env.DIFF_MIXED ?? 600), 7)), "mixed expressions");
     expect(outcome.differing).toEqual([]);
     expect(outcome.failing.filter((f) => !f.flagged)).toEqual([]);
     // Most are refused (text read as numbers, REALs as text…); enough compile to mean something.
