@@ -5,21 +5,24 @@
  */
 
 /**
- * Rows per record batch. Small enough that a batch's row objects die young in the worker's heap
- * (64k rows held at once survive into the old generation: slower and ~2× the peak memory), large
- * enough that per-message costs stay negligible.
+ * Rows per record batch. Small enough that a batch's row objects die young in the worker's heap,
+ * large enough that per-message costs stay negligible (a message per 4,096 rows is ~250 for 1M rows).
+ * The one-worker SQLite read of 1M rows (ARCHITECTURE.md §11), its loop alone in a process
+ * (bun:sqlite `iterate()` + the Arrow encoder): 16,384-row batches peaked at +114 MB (`transfers`)
+ * and +156 MB (`wide_transfers`, a 66-char text more), 4,096-row ones at +57 and +70 MB, and took
+ * ~0.6× the time; 64k-row batches were slower still (~2× the peak memory of 16k).
  */
-export const BATCH_ROWS = 16_384;
+export const BATCH_ROWS = 4_096;
 /**
  * A batch also ends once its text and blob values hold this many characters and bytes: rows of
  * 100 KB would otherwise make a 1.6 GB batch, held in the worker and then in the response.
  */
 export const BATCH_MAX_BYTES = 4 * 1024 * 1024;
 /**
- * And at most this many values (rows × columns): BATCH_ROWS rows of up to 16 columns. A select
+ * And at most this many values (rows × columns): BATCH_ROWS rows of up to 64 columns. A select
  * list may name a column many times under aliases; 16,384 rows of 1,500 columns took 2–8 GB.
  */
-export const BATCH_MAX_CELLS = 16 * BATCH_ROWS;
+export const BATCH_MAX_CELLS = 64 * BATCH_ROWS;
 
 /** Rows per batch for a result of `columns` columns (BATCH_ROWS, fewer for a wide select list). */
 export function batchRowsFor(columns: number): number {
