@@ -10,7 +10,7 @@ import { ValueDoesNotFit } from "../arrow/encode.ts";
 import { ClientGoneError, TooManyRowsError, ValueDoesNotFitError } from "../errors.ts";
 import type { OutputFormat } from "../formats/registry.ts";
 import { MAX_IN_FLIGHT } from "../results/batches.ts";
-import { ResultStream, ResultTooLarge } from "../results/result-stream.ts";
+import { ResultStream, ResultTooLarge, type QueryResult } from "../results/result-stream.ts";
 import { TimeBudget, timeLimitError } from "../results/time-budget.ts";
 import { encoderColumns, type ValidatedQuery } from "../sql/validated.ts";
 import type { ReadOptions } from "./engine.ts";
@@ -107,6 +107,37 @@ export class PulledRead extends ResultStream {
       this.fail(this.stopped ?? readError(error, this.query));
     }
   }
+}
+
+/**
+ * A result read whole before anything is sent (a PostgreSQL read that ended within a response's
+ * first part): encoded at once into a complete answer, one buffer with its Content-Length, without
+ * the stream, queue and timer a pulled read needs. The same chunks PulledRead would send; the same
+ * refusals (a value that does not fit, the transport's cap on values).
+ */
+export function wholeResult(batches: Iterable<{ rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number }>, query: ValidatedQuery, format: OutputFormat, options: ReadOptions): QueryResult {
+  const encoder = format.create(encoderColumns(query));
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  const chunks = [encoder.head()];
+  let rows = 0;
+  let valueBytes = 0;
+  try {
+    for (const batch of batches) {
+      const length = batch.length ?? batch.rows.length;
+      rows += length;
+      if (batch.arrow !== undefined) {
+        chunks.push(batch.arrow);
+        continue;
+      }
+      for (const row of batch.rows) valueBytes += bytesOfValues(row);
+      if (valueBytes > maxBytes) throw new ResultTooLarge("the values passed the transport's cap");
+      chunks.push(encoder.batch(batch.rows, batch.firstRowIndex));
+    }
+    chunks.push(encoder.end());
+  } catch (error) {
+    throw error instanceof ResultTooLarge ? error : readError(error, query);
+  }
+  return { complete: chunks, rows };
 }
 
 /** A value that does not fit names its table, column and row of the result (these engines have no rowid). */

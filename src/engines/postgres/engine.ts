@@ -10,7 +10,7 @@
  */
 import { SQL } from "bun";
 import { ValueDoesNotFit } from "../../arrow/encode.ts";
-import { PulledRead } from "../pulled-read.ts";
+import { PulledRead, wholeResult } from "../pulled-read.ts";
 import type { ColumnInfo, TableInfo } from "../../catalog.ts";
 import type { TableConfig } from "../../config/types.ts";
 import { BadRequestError, TooManyRowsError, ValueDoesNotFitError } from "../../errors.ts";
@@ -21,7 +21,7 @@ import { encoderColumns, type ValidatedQuery } from "../../sql/validated.ts";
 import type { Described, ReadOptions, StoredMisfit, TableEngine, TableSample } from "../engine.ts";
 import { readPgColumns } from "./catalog.ts";
 import { compileForPostgres, isRefusal, type PostgresQuery } from "./compile.ts";
-import { countPgRows, openPgRead, sessionSettings, type PgRead } from "./read.ts";
+import { countPgRows, openPgRead, sessionSettings } from "./read.ts";
 import type { DecodedBatch } from "./copy-binary.ts";
 import { quoteIdent, type DecodeColumn } from "./types.ts";
 import type { EncoderColumn } from "../../arrow/encode.ts";
@@ -159,7 +159,8 @@ export class PostgresEngine implements TableEngine {
       if (whole !== null) {
         const rows = whole.reduce((sum, batch) => sum + batch.length, 0);
         if (rows > this.limits.maxRows) throw new TooManyRowsError(rows, this.limits.maxRows);
-        return new PulledRead(heldRead(whole, rows), query, format, options, this.limits, started).started;
+        // Nothing left to pull: the answer is complete (one buffer), not a stream (pulled-read.ts wholeResult).
+        return wholeResult(whole, query, format, options);
       }
     }
     // A table's integer key bounds its rows: within max_rows, no count (SQLite's rowid span, lanes.ts).
@@ -224,17 +225,6 @@ export class PostgresEngine implements TableEngine {
 function keySpanSql(located: Located): string {
   const key = quoteIdent(located.key!);
   return `SELECT (max(${key})::numeric - min(${key})::numeric + 1)::text AS span FROM ${quoteIdent(located.schema)}.${quoteIdent(located.name)}`;
-}
-
-/** A read already done: its batches, held. */
-function heldRead(batches: DecodedBatch[], rows: number): PgRead {
-  return {
-    count: rows,
-    batches: (async function* () {
-      yield* batches;
-    })(),
-    close: async () => {},
-  };
 }
 
 /** The source named, without its URL (it may hold a password). */
