@@ -1,13 +1,14 @@
 /**
  * One read of a DuckDB source (DESIGN.md §14 "Reads only, bounded"): its own connection, one
- * transaction (the count, when asked for, and the rows come from one snapshot), the rows streamed
+ * transaction (the count, when asked for, and the rows come from one snapshot; a small result is
+ * read whole first and is its own count), the rows streamed
  * chunk by chunk (DuckDB's streaming result computes the next chunk only when it is fetched: a
  * reader that stalls holds the query back, memory does not grow with the result). close() — a
  * deadline, a client gone — interrupts the query in DuckDB and ends the read at once; DuckDB sees
  * the interrupt between two pieces of its work (a row group of a scan, measured up to seconds on
  * heavy expressions), so the connection is closed in the background once the statement has stopped.
  */
-import type { DuckDBConnection, DuckDBInstance, DuckDBResult } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBInstance, DuckDBResult } from "@duckdb/node-api";
 import type { ValueDoesNotFit } from "../../arrow/encode.ts";
 import { BadRequestError } from "../../errors.ts";
 import { timeLimitError } from "../../results/time-budget.ts";
@@ -27,11 +28,14 @@ import { chunkRows } from "./values.ts";
 const BATCH_ROWS = 2048;
 const BATCH_WAIT_MS = 100;
 
+/** A result this small, read whole before its first row is sent, needs no count of its own (below). */
+const COUNTED_ROWS = 16_384;
+
 export interface DuckReadOptions {
   select: string;
   /** The select list's column types, in order. */
   types: readonly DuckColumnType[];
-  /** The count's SQL, run first in the same transaction (per_row prices), or null. */
+  /** The count's SQL (a streamed result's, against max_rows), or null. A result of at most COUNTED_ROWS rows is counted as it is read, first; a larger one by this SQL, in the same transaction, before its rows are read again. */
   count: string | null;
   /** The time limit of the statements before the first row (the count, the start of the select); the rows' own limit is the caller's. Infinity: none. */
   timeoutMs: number;
@@ -95,11 +99,35 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
 
   let count: number | null = null;
   let result: DuckDBResult;
+  /** The chunks read before the count was known (a result within COUNTED_ROWS), handed over first. */
+  const early: DuckDBDataChunk[] = [];
+  /** The result was read to its end with them. */
+  let drained = false;
   const timer = Number.isFinite(options.timeoutMs) ? setTimeout(() => stop(timeLimitError(options.timeoutMs)), options.timeoutMs) : undefined;
   try {
     await call(connection.run("BEGIN TRANSACTION READ ONLY"));
-    if (options.count !== null) count = Number((await call(connection.runAndReadAll(options.count))).getRowsJS()[0]![0]);
     result = await call(connection.stream(options.select));
+    if (options.count !== null) {
+      // A result of at most COUNTED_ROWS rows is its own count: the count's second pass over the
+      // table (a LIKE over a 10M-row Parquet column: a second read of its 400 MB) is for larger ones.
+      let rows = 0;
+      for (;;) {
+        const chunk = await call(result.fetchChunk());
+        if (chunk === null || chunk.rowCount === 0) {
+          count = rows;
+          drained = true;
+          break;
+        }
+        early.push(chunk);
+        rows += chunk.rowCount;
+        if (rows > COUNTED_ROWS) {
+          early.length = 0;
+          count = Number((await call(connection.runAndReadAll(options.count))).getRowsJS()[0]![0]);
+          result = await call(connection.stream(options.select));
+          break;
+        }
+      }
+    }
   } catch (error) {
     const reported = failure(error);
     void release();
@@ -118,7 +146,7 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
         if (stopped !== null) throw stopped;
         let chunk;
         try {
-          chunk = await call(result.fetchChunk());
+          chunk = early.length > 0 ? early.shift()! : drained ? null : await call(result.fetchChunk());
         } catch (error) {
           throw failure(error);
         }
