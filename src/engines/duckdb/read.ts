@@ -1,13 +1,14 @@
 /**
  * One read of a DuckDB source (DESIGN.md §14 "Reads only, bounded"): its own connection, one
- * transaction (the count, when asked for, and the rows come from one snapshot), the rows streamed
+ * transaction (the count, when asked for, and the rows come from one snapshot; a small result is
+ * read whole first and is its own count), the rows streamed
  * chunk by chunk (DuckDB's streaming result computes the next chunk only when it is fetched: a
  * reader that stalls holds the query back, memory does not grow with the result). close() — a
  * deadline, a client gone — interrupts the query in DuckDB and ends the read at once; DuckDB sees
  * the interrupt between two pieces of its work (a row group of a scan, measured up to seconds on
  * heavy expressions), so the connection is closed in the background once the statement has stopped.
  */
-import type { DuckDBConnection, DuckDBInstance, DuckDBResult } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBInstance, DuckDBResult } from "@duckdb/node-api";
 import type { ValueDoesNotFit } from "../../arrow/encode.ts";
 import { BadRequestError } from "../../errors.ts";
 import { timeLimitError } from "../../results/time-budget.ts";
@@ -16,11 +17,25 @@ import { firstLine } from "./database.ts";
 import type { DuckColumnType } from "./types.ts";
 import { chunkRows } from "./values.ts";
 
+/**
+ * A filter's chunks hold the rows of one vector of the scan that passed it: a few rows each (a
+ * range matching 1 row in 2,000: 2,927 chunks of 1.5 rows over 10M rows). Each batch is a record
+ * batch and a write of the response, so chunks are gathered into batches of at least BATCH_ROWS
+ * rows (DuckDB's own chunk size: a full chunk goes as it is), or of what BATCH_WAIT_MS brought.
+ * The first chunk goes at once (the first rows are not held back); rows gathered later wait at
+ * most for the next chunk, which DuckDB hands over when its scan has found more rows or ended.
+ */
+const BATCH_ROWS = 2048;
+const BATCH_WAIT_MS = 100;
+
+/** A result this small, read whole before its first row is sent, needs no count of its own (below). */
+const COUNTED_ROWS = 16_384;
+
 export interface DuckReadOptions {
   select: string;
   /** The select list's column types, in order. */
   types: readonly DuckColumnType[];
-  /** The count's SQL, run first in the same transaction (per_row prices), or null. */
+  /** The count's SQL (a streamed result's, against max_rows), or null. A result of at most COUNTED_ROWS rows is counted as it is read, first; a larger one by this SQL, in the same transaction, before its rows are read again. */
   count: string | null;
   /** The time limit of the statements before the first row (the count, the start of the select); the rows' own limit is the caller's. Infinity: none. */
   timeoutMs: number;
@@ -84,11 +99,35 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
 
   let count: number | null = null;
   let result: DuckDBResult;
+  /** The chunks read before the count was known (a result within COUNTED_ROWS), handed over first. */
+  const early: DuckDBDataChunk[] = [];
+  /** The result was read to its end with them. */
+  let drained = false;
   const timer = Number.isFinite(options.timeoutMs) ? setTimeout(() => stop(timeLimitError(options.timeoutMs)), options.timeoutMs) : undefined;
   try {
     await call(connection.run("BEGIN TRANSACTION READ ONLY"));
-    if (options.count !== null) count = Number((await call(connection.runAndReadAll(options.count))).getRowsJS()[0]![0]);
     result = await call(connection.stream(options.select));
+    if (options.count !== null) {
+      // A result of at most COUNTED_ROWS rows is its own count: the count's second pass over the
+      // table (a LIKE over a 10M-row Parquet column: a second read of its 400 MB) is for larger ones.
+      let rows = 0;
+      for (;;) {
+        const chunk = await call(result.fetchChunk());
+        if (chunk === null || chunk.rowCount === 0) {
+          count = rows;
+          drained = true;
+          break;
+        }
+        early.push(chunk);
+        rows += chunk.rowCount;
+        if (rows > COUNTED_ROWS) {
+          early.length = 0;
+          count = Number((await call(connection.runAndReadAll(options.count))).getRowsJS()[0]![0]);
+          result = await call(connection.stream(options.select));
+          break;
+        }
+      }
+    }
   } catch (error) {
     const reported = failure(error);
     void release();
@@ -99,20 +138,41 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
 
   async function* batches(): AsyncGenerator<{ rows: unknown[][]; firstRowIndex: number }, void, undefined> {
     let firstRowIndex = 0;
+    /** Rows of chunks not yet handed over, gathered since `gatheredSince`. */
+    let gathered: unknown[][] = [];
+    let gatheredSince = 0;
     try {
       for (;;) {
         if (stopped !== null) throw stopped;
         let chunk;
         try {
-          chunk = await call(result.fetchChunk());
+          chunk = early.length > 0 ? early.shift()! : drained ? null : await call(result.fetchChunk());
         } catch (error) {
           throw failure(error);
         }
         if (stopped !== null) throw stopped;
-        if (chunk === null || chunk.rowCount === 0) break;
-        const rows = chunkRows(chunk, options.types, firstRowIndex, options.misfit);
-        yield { rows, firstRowIndex };
-        firstRowIndex += rows.length;
+        const ended = chunk === null || chunk.rowCount === 0;
+        if (!ended) {
+          const converted = chunkRows(chunk!, options.types, firstRowIndex + gathered.length, options.misfit);
+          // The values are JavaScript's now. The chunk's native buffers (its strings' heap, the
+          // blocks it pins) are freed by its finalizer only, when a garbage collection that does
+          // not see them comes: reset() lets them go now (BENCHMARKS.md item 8, memory).
+          chunk!.reset();
+          if (gathered.length === 0 && (converted.length >= BATCH_ROWS || firstRowIndex === 0)) {
+            yield { rows: converted, firstRowIndex };
+            firstRowIndex += converted.length;
+            continue;
+          }
+          if (gathered.length === 0) gatheredSince = performance.now();
+          for (const row of converted) gathered.push(row);
+        }
+        if (gathered.length > 0 && (ended || gathered.length >= BATCH_ROWS || performance.now() - gatheredSince >= BATCH_WAIT_MS)) {
+          const rows = gathered;
+          gathered = [];
+          yield { rows, firstRowIndex };
+          firstRowIndex += rows.length;
+        }
+        if (ended) break;
       }
       await track(connection.run("COMMIT")).catch(() => {});
     } finally {

@@ -77,6 +77,33 @@ describe("a pulled read", () => {
     const rows = (await Array.fromAsync(read.batches)).reduce((n, batch) => n + batch.rows.length, 0);
     expect(rows).toBe(5000);
   });
+
+  // A count SQL that would fail shows whether it ran; a constant one shows that its answer is the one used.
+  test.each([
+    ["a small result is its own count: the count's pass over the table is not run", 5_000, "SELECT error('the count ran')", 5_000],
+    ["a large result is counted by the count's SQL, then read", 40_000, "SELECT 40000::BIGINT", 40_000],
+    ["an empty result is its own count", 0, "SELECT error('the count ran')", 0],
+  ])("%s", async (_, size, countSql, count) => {
+    const read = await openDuckRead(instance, { select: `SELECT range AS id FROM range(${size})`, types: [{ kind: "int64" }], count: countSql, timeoutMs: 5_000 });
+    expect(read.count).toBe(count);
+    const rows = (await Array.fromAsync(read.batches)).flatMap((batch) => batch.rows);
+    expect(rows).toEqual(Array.from({ length: size }, (_, i) => [BigInt(i)]));
+  });
+
+  test("a sparse filter's chunks of a few rows are gathered into batches (each batch is a record batch and a write)", async () => {
+    // One row in 1,000 of a Parquet file: DuckDB hands over one chunk per 2,048-row vector of the scan, two rows each.
+    const file = join(tempDir(), "ids.parquet");
+    const writer = await instance.connect();
+    await writer.run(`COPY (SELECT range AS id FROM range(2000000)) TO '${file}' (FORMAT parquet)`);
+    writer.closeSync();
+    const read = await openDuckRead(instance, { select: `SELECT id FROM read_parquet('${file}') WHERE id % 1000 = 0`, types: [{ kind: "int64" }], count: null, timeoutMs: 50_000 });
+    const batches = await Array.fromAsync(read.batches);
+    const rows = batches.flatMap((batch) => batch.rows);
+    expect(rows).toEqual(Array.from({ length: 2000 }, (_, i) => [BigInt(i * 1000)]));
+    expect(batches.map((batch) => batch.firstRowIndex)).toEqual(batches.map((_, i) => batches.slice(0, i).reduce((n, b) => n + b.rows.length, 0)));
+    // 2,048 rows a batch, or what 100 ms brought: a loaded machine may split it a few more times.
+    expect(batches.length).toBeLessThanOrEqual(20);
+  }, 60_000);
 });
 
 describe("files are opened when the source opens", () => {
