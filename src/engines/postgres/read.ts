@@ -3,7 +3,11 @@
  * BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY (the count and the rows from one snapshot),
  * statement_timeout as the server's own guard, then `COPY (SELECT …) TO STDOUT (FORMAT binary)`
  * read through Bun.SQL's `readable()` (Bun ≥ 1.4.4) and decoded (copy-binary.ts) into batches that
- * are pulled: what is not asked for is not read, and the server waits (ClientWrite).
+ * are pulled: what is not asked for is not read, and the server waits (ClientWrite). Bun reads about
+ * 0.3 MB ahead (readable()'s 64 KiB queue, then it stops reading the socket) whatever the result's
+ * size; the kernel's socket buffers hold more (up to tcp_rmem's and tcp_wmem's maxima, tens of MB),
+ * outside this process: a result smaller than them may be sent whole while nobody pulls
+ * (ARCHITECTURE.md §10).
  *
  * statement_timeout is only the server's guard: a backend blocked writing to a reader that stopped
  * reading may not act on it (nor on a cancel) until it can write again, and a failure that reaches

@@ -7,6 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
+import { readFileSync } from "node:fs";
 import { timeLimitError } from "../../../src/results/time-budget.ts";
 import { openPgRead, type PgReadOptions } from "../../../src/engines/postgres/read.ts";
 import { PgValueRefused } from "../../../src/engines/postgres/value-refusal.ts";
@@ -26,6 +27,35 @@ const columns: DecodeColumn[] = [
   { name: "label", type: { kind: "utf8" }, wire: "text" },
 ];
 const select = `SELECT id, ts, label FROM events ORDER BY id`;
+
+/**
+ * What a stalled read may leave unread is bounded by Bun (readable()'s 64 KiB queue, then it stops
+ * reading the socket: about 0.3 MB read ahead whatever the result) and by the kernel's socket
+ * buffers, which are not: receive-buffer autotuning grows a connection that read fast up to
+ * tcp_rmem's maximum (32 MB on Linux's defaults), with tcp_wmem's (4 MB) on the server's side. The
+ * events table (14 MB on the wire) can therefore sit whole in those buffers, the statement done.
+ * A stalled read is watched on a stream of rows many times larger than the kernel could ever
+ * buffer, produced as it is sent (a nested loop over a small series and 2000 rows computed once:
+ * no md5 per row, so the server fills the buffers within tens of milliseconds), so it must block.
+ */
+const LARGE_ROWS = 4_000_000;
+/** Bytes per row of `large` in binary COPY: field count, then length + value for each column. */
+const LARGE_ROW_BYTES = 2 + (4 + 8) + (4 + 8) + (4 + 38);
+const large = `WITH b AS MATERIALIZED (SELECT b, timestamptz '2000-01-01 00:00:00+00' + b * interval '1 second' AS ts, md5(b::text) || ' label' AS label
+                                      FROM generate_series(0, 1999) b)
+               SELECT (a * 2000 + b.b)::int8 AS id, b.ts, b.label FROM generate_series(0, ${LARGE_ROWS / 2000 - 1}) a, b`;
+
+/** The most the kernel lets one loopback connection hold in flight: both sockets' largest buffers. */
+function kernelBufferBytes(): number {
+  const max = (file: string, fallback: number): number => {
+    try {
+      return Number(readFileSync(file, "utf8").trim().split(/\s+/).at(-1));
+    } catch {
+      return fallback;
+    }
+  };
+  return max("/proc/sys/net/ipv4/tcp_rmem", 32 << 20) + max("/proc/sys/net/ipv4/tcp_wmem", 4 << 20);
+}
 
 beforeAll(async () => {
   pool = new SQL({ url: postgres.url, max: 1 });
@@ -151,7 +181,7 @@ describe("a full read", () => {
 
 describe("pulled, and stopped on the server", () => {
   test("a stalled reader leaves the server waiting to write; leaving the loop stops it", async () => {
-    const read = await openPgRead(pool, options({ batchRows: 1000 }));
+    const read = await openPgRead(pool, options({ select: large, batchRows: 1000 }));
     for await (const batch of read.batches) {
       expect(batch.rows.length).toBe(1000);
       // Nothing is read while nobody pulls: the server fills the socket and waits.
@@ -163,7 +193,7 @@ describe("pulled, and stopped on the server", () => {
 
   test("an AbortSignal stops the statement while the consumer is away; the read rejects with its reason", async () => {
     const controller = new AbortController();
-    const read = await openPgRead(pool, options({ signal: controller.signal, batchRows: 1000 }));
+    const read = await openPgRead(pool, options({ select: large, signal: controller.signal, batchRows: 1000 }));
     await read.batches.next();
     await waitFor(async () => (await running()).some((r) => r.wait_event === "ClientWrite"));
     const reason = new Error("the client went away");
@@ -176,7 +206,7 @@ describe("pulled, and stopped on the server", () => {
 
   test("with no deadline of its own (deadlineMs: Infinity) a stalled read waits, and its signal stops it", async () => {
     const controller = new AbortController();
-    const read = await openPgRead(pool, options({ deadlineMs: Infinity, signal: controller.signal, batchRows: 1000 }));
+    const read = await openPgRead(pool, options({ select: large, deadlineMs: Infinity, signal: controller.signal, batchRows: 1000 }));
     try {
       await read.batches.next();
       await waitFor(async () => (await running()).some((r) => r.wait_event === "ClientWrite"));
@@ -192,16 +222,17 @@ describe("pulled, and stopped on the server", () => {
 
   test("the deadline stops a stalled read", async () => {
     const opened = performance.now();
-    // statement_timeout stays at 30 s: what stops the read is our own deadline.
-    const read = await openPgRead(pool, options({ deadlineMs: 1_000, batchRows: 1000 }));
+    // statement_timeout stays at 30 s: what stops the read is our own deadline, late enough that
+    // the server is seen waiting to write before it (tens of ms unloaded, a few hundred loaded).
+    const read = await openPgRead(pool, options({ select: large, deadlineMs: 2_000, batchRows: 1000 }));
     await read.batches.next();
-    await waitFor(async () => (await running()).some((r) => r.wait_event === "ClientWrite"));
+    await waitFor(async () => (await running()).some((r) => r.wait_event === "ClientWrite"), 2_000);
     await gone(5_000);
     const stoppedAfter = performance.now() - opened;
-    expect(stoppedAfter).toBeGreaterThan(950);
-    expect(stoppedAfter).toBeLessThan(3_000);
+    expect(stoppedAfter).toBeGreaterThan(1_950);
+    expect(stoppedAfter).toBeLessThan(4_000);
     const error = (await rejection(read.batches.next())) as Error;
-    expect(error.message).toBe(timeLimitError(1_000).message);
+    expect(error.message).toBe(timeLimitError(2_000).message);
   });
 
   test("the deadline stops a statement still computing, and a count", async () => {
@@ -244,6 +275,29 @@ describe("pulled, and stopped on the server", () => {
 });
 
 describe("memory", () => {
+  test("a stalled read of a result far larger than the socket buffers holds back: the server waits, memory does not grow with the result", async () => {
+    const wireBytes = LARGE_ROWS * LARGE_ROW_BYTES;
+    // The result cannot fit the kernel's buffers, so what is not in them is on the server or with us.
+    expect(wireBytes).toBeGreaterThan(4 * kernelBufferBytes());
+    Bun.gc(true);
+    const before = process.memoryUsage().rss;
+    const read = await openPgRead(pool, options({ select: large, batchRows: 1000 }));
+    try {
+      await read.batches.next();
+      await waitFor(async () => (await running()).some((r) => r.wait_event === "ClientWrite"));
+      // Long enough for a driver that kept reading to have taken hundreds of MB.
+      await Bun.sleep(2_000);
+      expect(await running()).toEqual([{ state: "active", wait_event: "ClientWrite" }]);
+      const grownMb = (process.memoryUsage().rss - before) / 1024 / 1024;
+      console.log(`stalled read of ${(wireBytes / 1024 / 1024).toFixed(0)} MB: the process grew by ${grownMb.toFixed(0)} MB`);
+      // Measured: 1 to 2 MB (Bun reads about 0.3 MB ahead). A read that took the result would grow past 270 MB.
+      expect(grownMb).toBeLessThan(64);
+    } finally {
+      await read.close();
+    }
+    expect(await gone()).toBeLessThan(2_000);
+  });
+
   test("a 1,000,000-row read stays within bounded memory", async () => {
     const million = `SELECT g::int8, timestamptz '2000-01-01 00:00:00+00' + g * interval '1 microsecond', md5(g::text) || ' label', g / 7.0::float8
                      FROM generate_series(1, 1000000) g`;
