@@ -198,7 +198,22 @@ async function launch(
       throw new Error("the PostgreSQL test server is halted");
     }
     const pid = current.postgres.pid;
-    for (const target of [pid, ...childrenOf(pid)]) process.kill(target, `SIG${signal}`);
+    if (signal === "CONT") {
+      for (const target of [pid, ...childrenOf(pid)]) process.kill(target, "SIGCONT");
+      return;
+    }
+    // The postmaster first, and only once it is stopped are its children listed: a backend it forks
+    // while the list is read (a connection the pool opens just then) would otherwise run on and answer.
+    process.kill(pid, "SIGSTOP");
+    const until = performance.now() + 2_000;
+    while (processState(pid) !== "T" && performance.now() < until) Bun.sleepSync(1);
+    const stopped = new Set<number>();
+    for (let fresh = childrenOf(pid); fresh.length > 0; fresh = childrenOf(pid).filter((child) => !stopped.has(child))) {
+      for (const child of fresh) {
+        process.kill(child, "SIGSTOP");
+        stopped.add(child);
+      }
+    }
   };
 
   let databases = 0;
@@ -242,6 +257,16 @@ async function launch(
 }
 
 /** Process ids whose parent is `pid`, from /proc (Linux; no procps needed). */
+/** A process's state letter from /proc (T: stopped), or null once it has ended. */
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 function childrenOf(pid: number): number[] {
   const children: number[] = [];
   for (const entry of readdirSync("/proc")) {
