@@ -23,9 +23,23 @@ export interface PulledBatches {
    * in the result; or, for an Arrow answer an engine encoded itself (postgres/copy-arrow.ts), the
    * batch's message in `arrow` and its row count in `length` (`rows` then empty).
    */
-  readonly batches: AsyncIterable<{ rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number }>;
+  readonly batches: AsyncIterable<Batch>;
   /** Stops the read if it still runs; resolves once its connection is released. */
   close(reason?: unknown): Promise<void>;
+}
+
+type Batch = { rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number };
+
+/**
+ * One batch's bytes (an engine's own Arrow message as it is, or the encoder's), counting its values
+ * against the transport's cap (`tally.valueBytes`, up to `maxBytes`): what PulledRead sends and
+ * wholeResult keeps.
+ */
+function encodeBatch(encoder: ReturnType<OutputFormat["create"]>, batch: Batch, tally: { valueBytes: number }, maxBytes: number): Uint8Array {
+  if (batch.arrow !== undefined) return batch.arrow;
+  for (const row of batch.rows) tally.valueBytes += bytesOfValues(row);
+  if (tally.valueBytes > maxBytes) throw new ResultTooLarge("the values passed the transport's cap");
+  return encoder.batch(batch.rows, batch.firstRowIndex);
 }
 
 /** One read, encoded batch by batch into the response (results/result-stream.ts). */
@@ -81,7 +95,7 @@ export class PulledRead extends ResultStream {
     const encoder = this.format.create(encoderColumns(this.query));
     const maxBytes = this.options.maxBytes ?? Number.POSITIVE_INFINITY;
     let rows = 0;
-    let valueBytes = 0;
+    const tally = { valueBytes: 0 };
     try {
       await this.send(encoder.head(), 0);
       for await (const batch of this.read.batches) {
@@ -90,13 +104,7 @@ export class PulledRead extends ResultStream {
         rows += length;
         // A result read whole has no count first: the read finds the excess (as SQLite's does).
         if (rows > this.limits.maxRows) throw new TooManyRowsError(rows, this.limits.maxRows);
-        if (batch.arrow !== undefined) {
-          await this.send(batch.arrow, length);
-          continue;
-        }
-        for (const row of batch.rows) valueBytes += bytesOfValues(row);
-        if (valueBytes > maxBytes) throw new ResultTooLarge("the values passed the transport's cap");
-        await this.send(encoder.batch(batch.rows, batch.firstRowIndex), batch.rows.length);
+        await this.send(encodeBatch(encoder, batch, tally, maxBytes), length);
       }
       if (this.stopped !== null) throw this.stopped;
       this.timer.stop();
@@ -115,23 +123,16 @@ export class PulledRead extends ResultStream {
  * the stream, queue and timer a pulled read needs. The same chunks PulledRead would send; the same
  * refusals (a value that does not fit, the transport's cap on values).
  */
-export function wholeResult(batches: Iterable<{ rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number }>, query: ValidatedQuery, format: OutputFormat, options: ReadOptions): QueryResult {
+export function wholeResult(batches: Iterable<Batch>, query: ValidatedQuery, format: OutputFormat, options: ReadOptions): QueryResult {
   const encoder = format.create(encoderColumns(query));
   const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
   const chunks = [encoder.head()];
   let rows = 0;
-  let valueBytes = 0;
+  const tally = { valueBytes: 0 };
   try {
     for (const batch of batches) {
-      const length = batch.length ?? batch.rows.length;
-      rows += length;
-      if (batch.arrow !== undefined) {
-        chunks.push(batch.arrow);
-        continue;
-      }
-      for (const row of batch.rows) valueBytes += bytesOfValues(row);
-      if (valueBytes > maxBytes) throw new ResultTooLarge("the values passed the transport's cap");
-      chunks.push(encoder.batch(batch.rows, batch.firstRowIndex));
+      rows += batch.length ?? batch.rows.length;
+      chunks.push(encodeBatch(encoder, batch, tally, maxBytes));
     }
     chunks.push(encoder.end());
   } catch (error) {
