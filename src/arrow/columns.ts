@@ -29,6 +29,8 @@ export interface ColumnContext {
   key: number | string;
   nullable: boolean;
   safeIntegers: boolean;
+  /** Rows read without safeIntegers, to be read again when a number is ambiguous (encode.ts). */
+  rereadAmbiguousNumbers: boolean;
   /** Index of the batch's first row in the whole result, for error positions. */
   firstRowIndex: number;
 }
@@ -88,6 +90,14 @@ export class ValueDoesNotFit extends Error {
   }
 }
 
+/** A value read without safeIntegers whose exact value or storage class matters: read the rows again with it. */
+export class AmbiguousNumber extends Error {
+  constructor() {
+    super("a number read without safeIntegers needs an exact read");
+    this.name = "AmbiguousNumber";
+  }
+}
+
 /** Byte length of a validity bitmap: every nullable column has one, NOT NULL columns none. */
 export function validityLength(rowCount: number, nullable: boolean): number {
   return nullable ? (rowCount + 7) >> 3 : 0;
@@ -116,6 +126,7 @@ export function slowValue(value: unknown, row: number, column: number, context: 
     validity.setNull(row);
     return null;
   }
+  if (context.rereadAmbiguousNumbers && typeof value === "number") throw new AmbiguousNumber();
   const converted =
     value === null
       ? new Misfit(fitProblem(context.kind, null, { nullable: false }) ?? "NULL")

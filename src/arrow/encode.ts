@@ -9,7 +9,7 @@
  * 2^53 exact and tells an INTEGER from a REAL; see fit.ts for `safeIntegers: false`.
  */
 import { Field, Schema } from "apache-arrow";
-import { ValueDoesNotFit, type Cells, type ColumnContext, type ColumnPlanner, type Row } from "./columns.ts";
+import { AmbiguousNumber, ValueDoesNotFit, type Cells, type ColumnContext, type ColumnPlanner, type Row } from "./columns.ts";
 import { fitProblem } from "./fit.ts";
 import {
   planBool,
@@ -29,7 +29,7 @@ import { structPlanner } from "./struct.ts";
 import { endOfStream, recordBatchMessage, schemaMessage } from "./ipc.ts";
 import { arrowTypeFor, type ArrowKind, type ColumnType } from "./types.ts";
 
-export { ValueDoesNotFit, type Row } from "./columns.ts";
+export { AmbiguousNumber, ValueDoesNotFit, type Row } from "./columns.ts";
 export { fitProblem, type FitOptions } from "./fit.ts";
 
 /** A result column: its name, its type (a ColumnType: kind, and precision/scale/child/fields where the kind needs them), nullability. */
@@ -44,6 +44,15 @@ export interface EncoderOptions {
   safeIntegers?: boolean;
   /** Property of each column in object rows, in column order (default: the columns' names). */
   rowKeys?: readonly string[];
+  /**
+   * The rows were read with `safeIntegers: false` because that is faster, and can be read again
+   * with it: a number whose exact value or storage class (INTEGER or REAL) could matter (one the
+   * fast paths do not take: beyond 2^53 in an Int64 column, or in a column other than Int64 and
+   * Float64) throws
+   * AmbiguousNumber instead of being converted, and so does any value that does not fit; the
+   * caller then reads the rows again with `safeIntegers: true` and encodes them exactly.
+   */
+  rereadAmbiguousNumbers?: boolean;
 }
 
 export interface StreamEncoder {
@@ -92,7 +101,8 @@ export function arrowSchema(columns: EncoderColumn[]): Schema {
 
 export function createStreamEncoder(columns: EncoderColumn[], options: EncoderOptions = {}): StreamEncoder {
   const schema = arrowSchema(columns);
-  const safeIntegers = options.safeIntegers ?? true;
+  const rereadAmbiguousNumbers = options.rereadAmbiguousNumbers ?? false;
+  const safeIntegers = !rereadAmbiguousNumbers && (options.safeIntegers ?? true);
   const rowKeys = options.rowKeys ?? columns.map((column) => column.name);
   const positionKeys = columns.map((_, i) => i);
   let frame: { before: Uint8Array; after: Uint8Array } | undefined;
@@ -103,11 +113,12 @@ export function createStreamEncoder(columns: EncoderColumn[], options: EncoderOp
     const cells = rows as Cells;
     try {
       const plans = columns.map((column, i) => {
-        const context: ColumnContext = { kind: column.kind, type: column, key: keys[i]!, nullable: column.nullable, safeIntegers, firstRowIndex };
+        const context: ColumnContext = { kind: column.kind, type: column, key: keys[i]!, nullable: column.nullable, safeIntegers, rereadAmbiguousNumbers, firstRowIndex };
         return planColumn[column.kind](cells, i, context);
       });
       return recordBatchMessage(rows.length, plans, around);
     } catch (error) {
+      if (error instanceof ValueDoesNotFit && rereadAmbiguousNumbers) throw new AmbiguousNumber();
       if (error instanceof ValueDoesNotFit) throw firstMisfit(columns, cells, keys, firstRowIndex, error, safeIntegers);
       throw error;
     }

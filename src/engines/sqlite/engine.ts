@@ -232,6 +232,8 @@ class RunningQuery extends ResultStream {
       maxRows: limits.maxRows,
       batchRows: batchRowsFor(query.columns.length),
       maxBytes: job.maxBytes,
+      // Only Arrow has the exact re-read; a clock read again could see other rows; a transport's cap counts values once.
+      fastNumbers: job.format === "arrow" && !query.readsClock && job.maxBytes === null,
     } satisfies ToWorker);
   }
 

@@ -54,6 +54,8 @@ export interface RunJob {
    * characters of text and bytes of blobs (fewer than the encoded result's bytes); null: none.
    */
   maxBytes: number | null;
+  /** Read numbers without safeIntegers first, exactly again from a batch that needs it (worker.ts `fastReader`). */
+  fastNumbers: boolean;
 }
 
 export interface CountJob {

@@ -6,7 +6,7 @@
  * ends a guarded WHERE within a row and any other read at its next batch.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { ValueDoesNotFit, type Row } from "../../arrow/encode.ts";
+import { AmbiguousNumber, ValueDoesNotFit, type Row } from "../../arrow/encode.ts";
 import type { FormatEncoder } from "../../formats/encoder.ts";
 import { formatNamed } from "../../formats/registry.ts";
 import { CONTINUE_FUNCTION } from "./guard.ts";
@@ -127,25 +127,40 @@ async function runQuery(job: RunJob): Promise<void> {
       if (total > job.maxRows) throw tooManyRows(total, job.maxRows);
     }
     const stmt = prepare(job.sql);
-    const encoder = encoderFor(job.format, job.columns, stmt.columnNames);
+    let encoder = encoderFor(job.format, job.columns, stmt.columnNames);
     // The head (Arrow's schema) goes out with the first batch, and a small result as one message with its end.
     let pending = [encoder.head()];
     let total = 0;
     // iterate() streams without materialising the whole result, and its row objects cost less to
     // build than values()' arrays. The encoder reads column i under SQLite's i-th output name;
     // those are unique (the dialect rejects duplicates), so keyed rows lose nothing.
+    let fast = job.fastNumbers ? fastReader(job, stmt) : null;
+    let rows = (fast?.statement ?? stmt).iterate() as Iterator<Row>;
+    if (fast !== null) encoder = fast.encoder;
     let batch: Row[] = [];
     let valueBytes = 0;
     // Batches end at batchRows rows or BATCH_MAX_BYTES of text and blobs, whichever comes first.
     const wideKeys = wideKeysOf(stmt, job.columns);
     let batchBytes = 0;
-    for (const record of stmt.iterate() as Iterable<Row>) {
+    for (let next = rows.next(); !next.done; next = rows.next()) {
+      const record = next.value;
       if (job.maxBytes !== null && (valueBytes += bytesOfValues(Object.values(record))) > job.maxBytes) throw tooLarge(job.maxBytes);
       batch.push(record);
       batchBytes += wideBytes(record, wideKeys);
       if (batch.length === job.batchRows || batchBytes >= BATCH_MAX_BYTES) {
         batchBytes = 0;
-        pending.push(await encodeBatch(job, encoder, batch, total));
+        const bytes = fast !== null ? fastBatch(encoder, batch) : await encodeBatch(job, encoder, batch, total);
+        if (bytes === null) {
+          // A number the fast read cannot carry exactly: the rest, this batch included, is read again
+          // exactly, in the same read transaction (the same rows in the same order).
+          rows.return?.();
+          fast = null;
+          encoder = encoderFor(job.format, job.columns, stmt.columnNames);
+          rows = exactFrom(stmt, total);
+          batch = [];
+          continue;
+        }
+        pending.push(bytes);
         total += batch.length;
         if (total > job.maxRows) throw overLimit(job, total);
         await sendFlowControlled({ type: "chunk", id: job.id, bytes: pending, rows: batch.length });
@@ -154,7 +169,14 @@ async function runQuery(job: RunJob): Promise<void> {
       }
     }
     if (batch.length > 0) {
-      pending.push(await encodeBatch(job, encoder, batch, total));
+      let bytes = fast !== null ? fastBatch(encoder, batch) : null;
+      if (bytes === null && fast !== null) {
+        rows.return?.();
+        encoder = encoderFor(job.format, job.columns, stmt.columnNames);
+        batch = [...iteratorValues(exactFrom(stmt, total))];
+      }
+      bytes ??= await encodeBatch(job, encoder, batch, total);
+      pending.push(bytes);
       total += batch.length;
     }
     if (total > job.maxRows) throw overLimit(job, total);
@@ -166,6 +188,40 @@ async function runQuery(job: RunJob): Promise<void> {
     rowidSqlArrived = null;
     db!.run("COMMIT");
   }
+}
+
+/**
+ * Arrow answers of a query that reads no clock are read first without `safeIntegers`: bun:sqlite
+ * builds numbers faster than bigints, and the encoder writes them with fewer steps. A value the fast
+ * paths do not take (an integer beyond 2^53, a number where the storage class matters, a misfit)
+ * makes the batch AmbiguousNumber (encode.ts `rereadAmbiguousNumbers`), and the read goes on
+ * exactly from that batch, so the bytes are those of the exact read whatever the values
+ * (BENCHMARKS.md "Exports since 2026-11-25").
+ */
+function fastReader(job: RunJob, exact: Statement): { statement: Statement; encoder: FormatEncoder } {
+  const statement = prepare(job.sql).safeIntegers(false);
+  return { statement, encoder: formatNamed(job.format)!.create(job.columns, { rowKeys: exact.columnNames, rereadAmbiguousNumbers: true }) };
+}
+
+/** The batch's message from the fast read, or null when it must be read again exactly. */
+function fastBatch(encoder: FormatEncoder, rows: Row[]): Uint8Array | null {
+  try {
+    return encoder.batch(rows, 0);
+  } catch (error) {
+    if (error instanceof AmbiguousNumber) return null;
+    throw error;
+  }
+}
+
+/** The exact read's rows after the first `skip` (those already sent). */
+function exactFrom(stmt: Statement, skip: number): Iterator<Row> {
+  const rows = stmt.iterate() as Iterator<Row>;
+  for (let i = 0; i < skip && !rows.next().done; i++);
+  return rows;
+}
+
+function* iteratorValues<T>(iterator: Iterator<T>): Generator<T> {
+  for (let next = iterator.next(); !next.done; next = iterator.next()) yield next.value;
 }
 
 /** What naming a misfit needs: the result's table and columns, and how to ask for the rowid query. */

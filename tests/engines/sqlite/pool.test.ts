@@ -28,6 +28,7 @@ function run(slot: WorkerSlot, id: number, sql: string): FromWorker[] {
   const job: RunJob = {
     type: "run", id, sql, countSql: null, countFirst: false, boundSql: null, table: "t",
     columns: [{ name: "id", kind: "int64", nullable: false }], format: "arrow", maxRows: 1_000_000, batchRows: 100, maxBytes: null,
+    fastNumbers: false,
   };
   slot.worker.postMessage(job);
   return received;
