@@ -117,6 +117,27 @@ export class BinaryCopyDecoder {
     return this.state === State.Done;
   }
 
+  /**
+   * Makes a decoder that read its stream to the end ready for another stream of the same columns,
+   * keeping its column buffers (copy-arrow.ts): a small read then allocates nothing for them. False
+   * (and nothing changes) when it did not end well, or when its column buffers together grew past `maxBytes`.
+   */
+  reset(maxBytes: number): boolean {
+    if (this.state !== State.Done || this.failure !== null || this.batchLength !== 0) return false;
+    if (this.builders !== null && this.builders.reduce((sum, builder) => sum + builder.retainedBytes, 0) > maxBytes) return false;
+    this.state = State.Header;
+    this.need = 19;
+    this.gather = null;
+    this.filled = 0;
+    this.row = [];
+    this.column = 0;
+    this.rows = [];
+    this.batchBytes = 0;
+    this.batchFirst = 0;
+    this.decoded = 0;
+    return true;
+  }
+
   /** Decodes `chunk`; returns the batches it completed (often none). Throws PgValueRefused or ServerError. */
   push(chunk: Uint8Array): DecodedBatch[] {
     if (this.failure !== null) throw this.failure;

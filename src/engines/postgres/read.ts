@@ -53,6 +53,11 @@ export interface PgReadOptions extends CopyDecoderOptions {
    */
   bound?: { sql: string; within: number };
   /**
+   * The decoder to read with, for `columns` and these options, made ready by BinaryCopyDecoder.reset
+   * (a small read's, kept by the engine); by default a new one.
+   */
+  decoder?: BinaryCopyDecoder;
+  /**
    * The pool's connections already hold this read's settings for their whole session
    * (`sessionSettings(timeoutMs)` given at connect, as the engine's pool does): a read without a
    * count is then the COPY alone, one statement with one snapshot and one round trip, not a
@@ -113,7 +118,7 @@ function settings(timeoutMs: number): [string, string][] {
 export async function openPgRead(sql: SQL, options: PgReadOptions): Promise<PgRead> {
   options.signal?.throwIfAborted();
   const conn = await sql.reserve(options.signal === undefined ? undefined : { signal: options.signal });
-  const decoder = new BinaryCopyDecoder(options.columns, options);
+  const decoder = options.decoder ?? new BinaryCopyDecoder(options.columns, options);
   /** The COPY runs alone, without a transaction around it. */
   const single = options.inSession === true && options.count !== true;
 
