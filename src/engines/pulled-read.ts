@@ -30,7 +30,13 @@ export interface PulledBatches {
   close(reason?: unknown): Promise<void>;
 }
 
-type Batch = { rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number };
+type Batch = { rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number; whole?: boolean };
+
+/** An Arrow stream's schema message and end-of-stream marker (arrowFrame). */
+export interface ArrowFrame {
+  before: Uint8Array;
+  after: Uint8Array;
+}
 
 /**
  * One batch's bytes (an engine's own Arrow message as it is, or the encoder's), counting its values
@@ -129,10 +135,12 @@ export function wholeResult(batches: readonly Batch[], query: ValidatedQuery, fo
   // Batches an engine encoded itself are Arrow (postgres/copy-arrow.ts): the answer is the query's
   // schema message, their messages and the end marker, in one buffer.
   if (format.name === "arrow" && batches.every((batch) => batch.arrow !== undefined)) {
-    const { head, end } = arrowFrame(query);
+    // The only batch, written between them by its engine (postgres/copy-binary.ts `frame`): as it is.
+    if (batches.length === 1 && batches[0]!.whole === true) return { complete: [batches[0]!.arrow!], rows: batches[0]!.length ?? 0 };
+    const { before, after } = arrowFrame(query);
     let rows = 0;
     for (const batch of batches) rows += batch.length ?? 0;
-    return { complete: [concatBytes([head, ...batches.map((batch) => batch.arrow!), end])], rows };
+    return { complete: [concatBytes([before, ...batches.map((batch) => batch.arrow!), after])], rows };
   }
   const encoder = format.create(encoderColumns(query));
   const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
@@ -158,12 +166,12 @@ export function wholeResult(batches: readonly Batch[], query: ValidatedQuery, fo
  * reload that changes a table validates its texts anew (new objects, new entries). Never sent as
  * they are: they are copied into each answer.
  */
-const arrowFrames = new WeakMap<ValidatedQuery, { head: Uint8Array; end: Uint8Array }>();
+const arrowFrames = new WeakMap<ValidatedQuery, ArrowFrame>();
 
-export function arrowFrame(query: ValidatedQuery): { head: Uint8Array; end: Uint8Array } {
+export function arrowFrame(query: ValidatedQuery): ArrowFrame {
   let frame = arrowFrames.get(query);
   if (frame === undefined) {
-    frame = { head: schemaMessage(arrowSchema(encoderColumns(query))), end: endOfStream() };
+    frame = { before: schemaMessage(arrowSchema(encoderColumns(query))), after: endOfStream() };
     arrowFrames.set(query, frame);
   }
   return frame;

@@ -16,6 +16,7 @@ import { ValueDoesNotFit, type BatchBuffer, type ColumnPlan } from "../../arrow/
 import type { EncoderColumn } from "../../arrow/encode.ts";
 import { fitProblem } from "../../arrow/fit.ts";
 import { recordBatchMessage } from "../../arrow/ipc.ts";
+import type { ArrowFrame } from "../pulled-read.ts";
 import { Refusal } from "./value-refusal.ts";
 import { timestamp, WireMismatch } from "./decode-values.ts";
 import type { DecodeColumn, PgWire } from "./types.ts";
@@ -77,17 +78,18 @@ export function columnBuilders(columns: readonly DecodeColumn[], encoder: readon
 }
 
 /**
- * The record-batch message of `rows` rows from the builders, or the encoder's ValueDoesNotFit for
- * the first NULL in a NOT NULL column (first such column, then its first row, as firstMisfit names it).
+ * The record-batch message of `rows` rows from the builders (with `frame` around it in the same
+ * buffer), or the encoder's ValueDoesNotFit for the first NULL in a NOT NULL column (first such
+ * column, then its first row, as firstMisfit names it).
  */
-export function arrowBatch(builders: ColumnBuilder[], encoder: readonly EncoderColumn[], rows: number, firstRowIndex: number): Uint8Array {
+export function arrowBatch(builders: ColumnBuilder[], encoder: readonly EncoderColumn[], rows: number, firstRowIndex: number, frame?: ArrowFrame): Uint8Array {
   for (let c = 0; c < builders.length; c++) {
     const at = builders[c]!.firstNull;
     if (at >= 0 && !encoder[c]!.nullable) {
       throw new ValueDoesNotFit(c, firstRowIndex + at, fitProblem(encoder[c]!.kind, null, { nullable: false }) ?? "NULL");
     }
   }
-  return recordBatchMessage(rows, builders.map((builder) => builder.plan()));
+  return recordBatchMessage(rows, builders.map((builder) => builder.plan()), frame);
 }
 
 function fixed(name: string, expected: number, len: number): void {

@@ -10,7 +10,7 @@
  */
 import { SQL } from "bun";
 import { ValueDoesNotFit } from "../../arrow/encode.ts";
-import { PulledRead, wholeResult } from "../pulled-read.ts";
+import { arrowFrame, PulledRead, wholeResult } from "../pulled-read.ts";
 import type { ColumnInfo, TableInfo } from "../../catalog.ts";
 import type { TableConfig } from "../../config/types.ts";
 import { BadRequestError, TooManyRowsError, ValueDoesNotFitError } from "../../errors.ts";
@@ -58,6 +58,7 @@ interface ReadPlan {
   arrow: EncoderColumn[];
   /** Decoders of small Arrow reads that ended (BinaryCopyDecoder.reset), at most max_connections. */
   idle: BinaryCopyDecoder[];
+  query: ValidatedQuery;
 }
 
 /** Read plans kept; with at most max_connections decoders each, of at most KEPT_DECODER_BYTES. */
@@ -208,6 +209,7 @@ export class PostgresEngine implements TableEngine {
         columns: query.statement.columns.map((output) => located.columns[output.column]!),
         arrow: encoderColumns(query),
         idle: [],
+        query,
       };
       this.plans.set(query, plan);
     }
@@ -221,7 +223,8 @@ export class PostgresEngine implements TableEngine {
    */
   private async readWhole(plan: ReadPlan, base: { columns: DecodeColumn[]; timeoutMs: number; arrow: EncoderColumn[] | undefined; inSession: boolean }): Promise<DecodedBatch[] | null> {
     // A decoder of a finished small read of this query is used again (its column buffers with it).
-    const decoder = (base.arrow === undefined ? undefined : plan.idle.pop()) ?? new BinaryCopyDecoder(base.columns, base);
+    // An Arrow answer of one batch comes out whole, between the query's schema message and end marker.
+    const decoder = (base.arrow === undefined ? undefined : plan.idle.pop()) ?? new BinaryCopyDecoder(base.columns, base.arrow === undefined ? base : { ...base, frame: arrowFrame(plan.query) });
     // Under the query time limit as a whole (openPgRead's own deadline): nothing is sent meanwhile.
     const read = await openPgRead(this.sql, { ...base, select: plan.wholeSelect, decoder });
     const batches: DecodedBatch[] = [];

@@ -136,6 +136,22 @@ describe("a decoder used again (reset: a small read's, kept by the engine)", () 
     }
   });
 
+  test("given a frame, a stream of one batch comes whole (frame, batch, end in one buffer); of several, as without it", async () => {
+    const encoder = encoderColumns(COLUMNS);
+    const stream = createStreamEncoder(encoder);
+    const frame = { before: stream.schemaMessage(), after: stream.endMessage() };
+    const one = await copyBytes(sql, `${SELECT} LIMIT 10`);
+    const [whole] = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, frame }), one, randomChunkSizes(4));
+    const [plain] = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder }), one, () => 1 << 20);
+    expect(whole!.whole).toBe(true);
+    expect(Buffer.from(whole!.arrow!).toString("hex")).toBe(Buffer.concat([frame.before, plain!.arrow!, frame.after]).toString("hex"));
+    expect(tableFromIPC(whole!.arrow!).numRows).toBe(10);
+    const several = await copyBytes(sql, `${SELECT} LIMIT 2500`);
+    const framed = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, frame, batchRows: 1_000 }), several, () => 1 << 20);
+    expect(framed.map((b) => b.whole)).toEqual([undefined, undefined, undefined]);
+    expect(hex(framed)).toEqual(hex(feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, batchRows: 1_000 }), several, () => 1 << 20)));
+  });
+
   test("not reset (false, the decoder left as it is) before its end, after a failure, or with buffers past the bound", async () => {
     const encoder = encoderColumns(COLUMNS);
     const bytes = await copyBytes(sql, `${SELECT} LIMIT 50`);
