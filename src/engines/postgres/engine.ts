@@ -21,7 +21,7 @@ import { encoderColumns, type ValidatedQuery } from "../../sql/validated.ts";
 import type { Described, ReadOptions, StoredMisfit, TableEngine, TableSample } from "../engine.ts";
 import { readPgColumns } from "./catalog.ts";
 import { compileForPostgres, isRefusal, type PostgresQuery } from "./compile.ts";
-import { countPgRows, openPgRead, sessionSettings } from "./read.ts";
+import { countPgRows, openPgRead, readPgWhole, sessionSettings } from "./read.ts";
 import { BinaryCopyDecoder, type DecodedBatch } from "./copy-binary.ts";
 import { LruCache } from "../../sql/cache.ts";
 import { quoteIdent, type DecodeColumn } from "./types.ts";
@@ -225,21 +225,19 @@ export class PostgresEngine implements TableEngine {
     // A decoder of a finished small read of this query is used again (its column buffers with it).
     // An Arrow answer of one batch comes out whole, between the query's schema message and end marker.
     const decoder = (base.arrow === undefined ? undefined : plan.idle.pop()) ?? new BinaryCopyDecoder(base.columns, base.arrow === undefined ? base : { ...base, frame: arrowFrame(plan.query) });
-    // Under the query time limit as a whole (openPgRead's own deadline): nothing is sent meanwhile.
-    const read = await openPgRead(this.sql, { ...base, select: plan.wholeSelect, decoder });
-    const batches: DecodedBatch[] = [];
+    // Under the query time limit as a whole: nothing is sent meanwhile.
     let rows = 0;
     let bytes = 0;
-    for await (const batch of read.batches) {
-      batches.push(batch);
-      rows += batch.length;
-      bytes += batch.wideBytes;
+    const batches = await readPgWhole(this.sql, {
+      select: plan.wholeSelect,
+      timeoutMs: base.timeoutMs,
+      decoder,
       // Wide rows: stop reading (the statement is cancelled) once past what a first part holds.
-      if (bytes > FIRST_RESPONSE_BYTES) break;
-    }
+      enough: (batch) => (rows += batch.length) > FIRST_RESPONSE_ROWS || (bytes += batch.wideBytes) > FIRST_RESPONSE_BYTES,
+    });
     // Only a decoder that read its stream to the end, with small buffers, is kept (reset).
     if (base.arrow !== undefined && plan.idle.length < this.source.maxConnections && decoder.reset(KEPT_DECODER_BYTES)) plan.idle.push(decoder);
-    return rows > FIRST_RESPONSE_ROWS || bytes > FIRST_RESPONSE_BYTES ? null : batches;
+    return batches;
   }
 
   /** A dashboard's sample (sample.ts), under the query time limit; a refused value names its column. */
