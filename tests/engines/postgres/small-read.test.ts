@@ -28,8 +28,9 @@ let executor: QueryExecutor;
 
 beforeAll(async () => {
   admin = new SQL(pg.url, { max: 1 });
-  await admin.unsafe(`CREATE TABLE items (id bigint PRIMARY KEY, name text NOT NULL, price double precision, seen timestamptz);
-    INSERT INTO items SELECT x, 'item ' || x, CASE WHEN x % 3 = 0 THEN NULL ELSE x * 0.5 END, timestamptz '2024-01-01 00:00:00+00' + x * interval '1 hour'
+  await admin.unsafe(`CREATE TABLE items (id bigint PRIMARY KEY, name text NOT NULL, price double precision, seen timestamptz, tag bytea);
+    INSERT INTO items SELECT x, 'item ' || x, CASE WHEN x % 3 = 0 THEN NULL ELSE x * 0.5 END, timestamptz '2024-01-01 00:00:00+00' + x * interval '1 hour',
+        CASE WHEN x % 4 = 0 THEN NULL ELSE decode(md5(x::text), 'hex') END
       FROM generate_series(1, 100) x;`);
   config = resolveConfig({ databases: { main: { postgres: pg.url, max_connections: 4 } }, tables: [{ name: "items" }] }, { baseDir: "/", env: {} });
   engines = openEngines(config, { workers: 1 }) as Map<string, TableEngine>;
@@ -109,6 +110,16 @@ describe("a small query read again", () => {
 });
 
 describe("texts and tables", () => {
+  test("a query with a column not taken straight into Arrow (bytea: rows of values, then encoded): read again, the same rows", async () => {
+    const query = validated("SELECT id, tag FROM items WHERE id <= 8 ORDER BY id");
+    const first = await read(query);
+    const rows = rowsOf(first.table);
+    expect(rows.map((row) => [row[0], row[1] === null ? null : Buffer.from(row[1] as Uint8Array).toString("hex")])).toEqual(
+      (await admin.unsafe("SELECT id::text, encode(tag, 'hex') FROM items WHERE id <= 8 ORDER BY items.id").values()).map((row: [string, string | null]) => [BigInt(row[0]), row[1]]),
+    );
+    for (let i = 0; i < 3; i++) expect((await read(query)).bytes).toEqual(first.bytes);
+  });
+
   test("other texts on the same engine get their own columns and schema, in turn", async () => {
     const a = validated("SELECT id, name FROM items WHERE id <= 3 ORDER BY id");
     const b = validated("SELECT price, name AS label, seen FROM items WHERE id <= 3 ORDER BY id");
