@@ -6,8 +6,10 @@
  * source waits too) and the time limit is paused; a client that goes away, or the time limit,
  * closes the read (which stops the statement in the source).
  */
-import { ValueDoesNotFit } from "../arrow/encode.ts";
+import { arrowSchema, ValueDoesNotFit } from "../arrow/encode.ts";
+import { endOfStream, schemaMessage } from "../arrow/ipc.ts";
 import { ClientGoneError, TooManyRowsError, ValueDoesNotFitError } from "../errors.ts";
+import { concatBytes } from "../formats/encoder.ts";
 import type { OutputFormat } from "../formats/registry.ts";
 import { MAX_IN_FLIGHT } from "../results/batches.ts";
 import { ResultStream, ResultTooLarge, type QueryResult } from "../results/result-stream.ts";
@@ -28,7 +30,13 @@ export interface PulledBatches {
   close(reason?: unknown): Promise<void>;
 }
 
-type Batch = { rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number };
+type Batch = { rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number; whole?: boolean };
+
+/** An Arrow stream's schema message and end-of-stream marker (arrowFrame). */
+export interface ArrowFrame {
+  before: Uint8Array;
+  after: Uint8Array;
+}
 
 /**
  * One batch's bytes (an engine's own Arrow message as it is, or the encoder's), counting its values
@@ -123,7 +131,17 @@ export class PulledRead extends ResultStream {
  * the stream, queue and timer a pulled read needs. The same chunks PulledRead would send; the same
  * refusals (a value that does not fit, the transport's cap on values).
  */
-export function wholeResult(batches: Iterable<Batch>, query: ValidatedQuery, format: OutputFormat, options: ReadOptions): QueryResult {
+export function wholeResult(batches: readonly Batch[], query: ValidatedQuery, format: OutputFormat, options: ReadOptions): QueryResult {
+  // Batches an engine encoded itself are Arrow (postgres/copy-arrow.ts): the answer is the query's
+  // schema message, their messages and the end marker, in one buffer.
+  if (format.name === "arrow" && batches.every((batch) => batch.arrow !== undefined)) {
+    // The only batch, written between them by its engine (postgres/copy-binary.ts `frame`): as it is.
+    if (batches.length === 1 && batches[0]!.whole === true) return { complete: [batches[0]!.arrow!], rows: batches[0]!.length ?? 0 };
+    const { before, after } = arrowFrame(query);
+    let rows = 0;
+    for (const batch of batches) rows += batch.length ?? 0;
+    return { complete: [concatBytes([before, ...batches.map((batch) => batch.arrow!), after])], rows };
+  }
   const encoder = format.create(encoderColumns(query));
   const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
   const chunks = [encoder.head()];
@@ -139,6 +157,24 @@ export function wholeResult(batches: Iterable<Batch>, query: ValidatedQuery, for
     throw error instanceof ResultTooLarge ? error : readError(error, query);
   }
   return { complete: chunks, rows };
+}
+
+/**
+ * The Arrow stream's schema message and end marker of a query's columns, made once per validated
+ * query: a small answer read again and again (the same text, validated once: sql/validator.ts)
+ * does not build and encode its schema every time. A validated query's columns never change; a
+ * reload that changes a table validates its texts anew (new objects, new entries). Never sent as
+ * they are: they are copied into each answer.
+ */
+const arrowFrames = new WeakMap<ValidatedQuery, ArrowFrame>();
+
+export function arrowFrame(query: ValidatedQuery): ArrowFrame {
+  let frame = arrowFrames.get(query);
+  if (frame === undefined) {
+    frame = { before: schemaMessage(arrowSchema(encoderColumns(query))), after: endOfStream() };
+    arrowFrames.set(query, frame);
+  }
+  return frame;
 }
 
 /** A value that does not fit names its table, column and row of the result (these engines have no rowid). */

@@ -16,6 +16,7 @@ import { ValueDoesNotFit, type BatchBuffer, type ColumnPlan } from "../../arrow/
 import type { EncoderColumn } from "../../arrow/encode.ts";
 import { fitProblem } from "../../arrow/fit.ts";
 import { recordBatchMessage } from "../../arrow/ipc.ts";
+import type { ArrowFrame } from "../pulled-read.ts";
 import { Refusal } from "./value-refusal.ts";
 import { timestamp, WireMismatch } from "./decode-values.ts";
 import type { DecodeColumn, PgWire } from "./types.ts";
@@ -29,6 +30,8 @@ export interface ColumnBuilder {
   plan(): ColumnPlan;
   /** Row (in the batch) of the first NULL, or -1. */
   readonly firstNull: number;
+  /** Bytes of the buffers it keeps from batch to batch. */
+  readonly retainedBytes: number;
 }
 
 const EPOCH_DAYS = 10_957;
@@ -75,17 +78,18 @@ export function columnBuilders(columns: readonly DecodeColumn[], encoder: readon
 }
 
 /**
- * The record-batch message of `rows` rows from the builders, or the encoder's ValueDoesNotFit for
- * the first NULL in a NOT NULL column (first such column, then its first row, as firstMisfit names it).
+ * The record-batch message of `rows` rows from the builders (with `frame` around it in the same
+ * buffer), or the encoder's ValueDoesNotFit for the first NULL in a NOT NULL column (first such
+ * column, then its first row, as firstMisfit names it).
  */
-export function arrowBatch(builders: ColumnBuilder[], encoder: readonly EncoderColumn[], rows: number, firstRowIndex: number): Uint8Array {
+export function arrowBatch(builders: ColumnBuilder[], encoder: readonly EncoderColumn[], rows: number, firstRowIndex: number, frame?: ArrowFrame): Uint8Array {
   for (let c = 0; c < builders.length; c++) {
     const at = builders[c]!.firstNull;
     if (at >= 0 && !encoder[c]!.nullable) {
       throw new ValueDoesNotFit(c, firstRowIndex + at, fitProblem(encoder[c]!.kind, null, { nullable: false }) ?? "NULL");
     }
   }
-  return recordBatchMessage(rows, builders.map((builder) => builder.plan()));
+  return recordBatchMessage(rows, builders.map((builder) => builder.plan()), frame);
 }
 
 function fixed(name: string, expected: number, len: number): void {
@@ -97,17 +101,25 @@ function fixed(name: string, expected: number, len: number): void {
  * pay for zeroing a large buffer per column.
  */
 class Growing {
-  bytes = new Uint8Array(256);
-  view = new DataView(this.bytes.buffer);
+  bytes: Uint8Array;
+  view: DataView;
+
+  constructor() {
+    // Views over an ArrayBuffer made first: asking a typed array for its `.buffer` is slow in JSC (arrow/columns.ts BatchBuffer).
+    const buffer = new ArrayBuffer(256);
+    this.bytes = new Uint8Array(buffer);
+    this.view = new DataView(buffer);
+  }
 
   ensure(length: number): void {
     if (length <= this.bytes.length) return;
     let size = this.bytes.length * 2;
     while (size < length) size *= 2;
-    const next = new Uint8Array(size);
+    const buffer = new ArrayBuffer(size);
+    const next = new Uint8Array(buffer);
     next.set(this.bytes);
     this.bytes = next;
-    this.view = new DataView(next.buffer);
+    this.view = new DataView(buffer);
   }
 }
 
@@ -196,6 +208,10 @@ class FixedBuilder implements ColumnBuilder {
     return this.nulls.first;
   }
 
+  get retainedBytes(): number {
+    return this.data.bytes.byteLength;
+  }
+
   value(_buf: Buffer, dv: DataView, pos: number, len: number): void {
     const at = this.n * this.width;
     this.data.ensure(at + this.width);
@@ -238,6 +254,10 @@ class BoolBuilder implements ColumnBuilder {
 
   get firstNull(): number {
     return this.nulls.first;
+  }
+
+  get retainedBytes(): number {
+    return this.data.bytes.byteLength;
   }
 
   value(buf: Buffer, _dv: DataView, pos: number, len: number): void {
@@ -288,6 +308,10 @@ class Utf8Builder implements ColumnBuilder {
 
   get firstNull(): number {
     return this.nulls.first;
+  }
+
+  get retainedBytes(): number {
+    return this.data.bytes.byteLength + this.offsets.byteLength;
   }
 
   /** UTF-8 checked as decode-values.ts `text` checks it: text that is not valid UTF-8 is refused. */

@@ -20,6 +20,7 @@ import type { DecodeColumn } from "./types.ts";
 import { valueDecoder, WireMismatch, type ValueDecoder } from "./decode-values.ts";
 import type { EncoderColumn } from "../../arrow/encode.ts";
 import { arrowBatch, arrowDirect, columnBuilders, type ColumnBuilder } from "./copy-arrow.ts";
+import type { ArrowFrame } from "../pulled-read.ts";
 
 export interface DecodedBatch {
   /** One array of values per row, in the select list's order (null for NULL); empty when `arrow` holds the rows. */
@@ -30,6 +31,11 @@ export interface DecodedBatch {
   arrow?: Uint8Array;
   /** The row index (0-based, in the whole result) of the first row. */
   firstRowIndex: number;
+  /**
+   * `arrow` is the whole Arrow stream (the decoder's `frame` around the batch): the result's only
+   * batch, from a decoder given a frame.
+   */
+  whole?: boolean;
   /** Wire bytes of the batch's text, blob and list values (what ended it, when it reached the cap). */
   wideBytes: number;
 }
@@ -51,6 +57,12 @@ export interface CopyDecoderOptions {
    * come as record-batch messages in `arrow`, with no values in `rows`.
    */
   arrow?: readonly EncoderColumn[];
+  /**
+   * With `arrow`: the Arrow stream's schema message and end marker (pulled-read.ts arrowFrame). When
+   * the stream's rows are one batch, its message is written between them, in one buffer: a small
+   * answer whole (`whole`), with no copy to join its pieces.
+   */
+  frame?: ArrowFrame;
 }
 
 const SIGNATURE = [0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]; // "PGCOPY\n\377\r\n\0"
@@ -75,6 +87,7 @@ export class BinaryCopyDecoder {
   /** Arrow columns the values go into (null: rows of values). */
   private readonly builders: ColumnBuilder[] | null;
   private readonly arrowColumns: readonly EncoderColumn[];
+  private readonly frame: ArrowFrame | undefined;
 
   private state = State.Header;
   /** Bytes the current state needs. */
@@ -99,6 +112,7 @@ export class BinaryCopyDecoder {
     const arrow = options.arrow;
     this.builders = arrow !== undefined && options.onRefused === undefined && arrowDirect(columns, arrow) ? columnBuilders(columns, arrow) : null;
     this.arrowColumns = arrow ?? [];
+    this.frame = this.builders === null ? undefined : options.frame;
     // With builders, a decoder appends the value to its column (its result, undefined, is not kept).
     this.decoders = this.builders === null ? columns.map((c) => valueDecoder(c.wire, c.type)) : this.builders.map((b) => (buf, dv, pos, len) => b.value(buf, dv, pos, len));
     this.wide = columns.map((c) => c.type.kind === "utf8" || c.type.kind === "binary" || c.type.kind === "list");
@@ -115,6 +129,27 @@ export class BinaryCopyDecoder {
   /** True once the trailer was read. */
   get finished(): boolean {
     return this.state === State.Done;
+  }
+
+  /**
+   * Makes a decoder that read its stream to the end ready for another stream of the same columns,
+   * keeping its column buffers (copy-arrow.ts): a small read then allocates nothing for them. False
+   * (and nothing changes) when it did not end well, or when its column buffers together grew past `maxBytes`.
+   */
+  reset(maxBytes: number): boolean {
+    if (this.state !== State.Done || this.failure !== null || this.batchLength !== 0) return false;
+    if (this.builders !== null && this.builders.reduce((sum, builder) => sum + builder.retainedBytes, 0) > maxBytes) return false;
+    this.state = State.Header;
+    this.need = 19;
+    this.gather = null;
+    this.filled = 0;
+    this.row = [];
+    this.column = 0;
+    this.rows = [];
+    this.batchBytes = 0;
+    this.batchFirst = 0;
+    this.decoded = 0;
+    return true;
   }
 
   /** Decodes `chunk`; returns the batches it completed (often none). Throws PgValueRefused or ServerError. */
@@ -135,7 +170,8 @@ export class BinaryCopyDecoder {
       this.failure = new ServerError(`the PostgreSQL COPY stream ended ${this.state === State.Header || this.state === State.Extension ? "inside its header" : `after ${this.decoded} rows without its end marker`}`);
       throw this.failure;
     }
-    return this.batchLength > 0 ? this.flush() : null;
+    // The result's only batch: the whole stream, in one buffer, when a frame was given.
+    return this.batchLength > 0 ? this.flush(this.batchFirst === 0 ? this.frame : undefined) : null;
   }
 
   private consume(chunk: Uint8Array): DecodedBatch[] {
@@ -307,12 +343,19 @@ export class BinaryCopyDecoder {
     return this.batchLength >= this.batchRows || this.batchBytes >= this.batchMaxBytes;
   }
 
-  private flush(): DecodedBatch {
+  private flush(frame?: ArrowFrame): DecodedBatch {
     const length = this.batchLength;
     const batch: DecodedBatch =
       this.builders === null
         ? { rows: this.rows, length, firstRowIndex: this.batchFirst, wideBytes: this.batchBytes }
-        : { rows: [], length, arrow: arrowBatch(this.builders, this.arrowColumns, length, this.batchFirst), firstRowIndex: this.batchFirst, wideBytes: this.batchBytes };
+        : {
+            rows: [],
+            length,
+            arrow: arrowBatch(this.builders, this.arrowColumns, length, this.batchFirst, frame),
+            firstRowIndex: this.batchFirst,
+            wideBytes: this.batchBytes,
+            ...(frame === undefined ? {} : { whole: true }),
+          };
     this.rows = [];
     this.batchLength = 0;
     this.batchBytes = 0;

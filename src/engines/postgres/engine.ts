@@ -10,7 +10,7 @@
  */
 import { SQL } from "bun";
 import { ValueDoesNotFit } from "../../arrow/encode.ts";
-import { PulledRead, wholeResult } from "../pulled-read.ts";
+import { arrowFrame, PulledRead, wholeResult } from "../pulled-read.ts";
 import type { ColumnInfo, TableInfo } from "../../catalog.ts";
 import type { TableConfig } from "../../config/types.ts";
 import { BadRequestError, TooManyRowsError, ValueDoesNotFitError } from "../../errors.ts";
@@ -21,8 +21,9 @@ import { encoderColumns, type ValidatedQuery } from "../../sql/validated.ts";
 import type { Described, ReadOptions, StoredMisfit, TableEngine, TableSample } from "../engine.ts";
 import { readPgColumns } from "./catalog.ts";
 import { compileForPostgres, isRefusal, type PostgresQuery } from "./compile.ts";
-import { countPgRows, openPgRead, sessionSettings } from "./read.ts";
-import type { DecodedBatch } from "./copy-binary.ts";
+import { countPgRows, openPgRead, readPgWhole, sessionSettings } from "./read.ts";
+import { BinaryCopyDecoder, type DecodedBatch } from "./copy-binary.ts";
+import { LruCache } from "../../sql/cache.ts";
 import { quoteIdent, type DecodeColumn } from "./types.ts";
 import type { EncoderColumn } from "../../arrow/encode.ts";
 import { samplePgTable, scanPgTable, type PgRelation } from "./sample.ts";
@@ -43,6 +44,28 @@ export interface PostgresLimits {
 /** What the engine keeps of a table it described: where it is, what it is, and its columns as PostgreSQL has them. */
 type Located = PgRelation;
 
+/**
+ * What every read of a validated query needs, made once (a small query is read again and again,
+ * its text validated once: sql/validator.ts): its SELECT and the small read's, its columns as
+ * decoded and as encoded, and the decoders of its finished small reads. A query's columns never
+ * change; a reload that changes a table validates its texts anew, into new queries and new plans.
+ */
+interface ReadPlan {
+  select: string;
+  /** The small read's SELECT: at most one row more than a response's first part (readWhole). */
+  wholeSelect: string;
+  columns: DecodeColumn[];
+  arrow: EncoderColumn[];
+  /** Decoders of small Arrow reads that ended (BinaryCopyDecoder.reset), at most max_connections. */
+  idle: BinaryCopyDecoder[];
+  query: ValidatedQuery;
+}
+
+/** Read plans kept; with at most max_connections decoders each, of at most KEPT_DECODER_BYTES. */
+const KEPT_PLANS = 64;
+/** A decoder whose column buffers grew past this (a wide result) is not kept. */
+const KEPT_DECODER_BYTES = 16 * 1024;
+
 /** The kinds whose values are numbers, dates or booleans only (the select-list cap, sql/allowlist.ts). */
 const NUMBER_KINDS = new Set(["int16", "int32", "int64", "float32", "float64", "decimal128", "bool", "date32", "timestamp_us", "timestamp_us_utc"]);
 
@@ -51,6 +74,8 @@ export class PostgresEngine implements TableEngine {
   private readonly sql: SQL;
   private readonly located = new WeakMap<TableConfig, Located>();
   private readonly compiled = new WeakMap<ValidatedQuery, PostgresQuery>();
+  /** Read plans of the queries read most recently (a bounded number: each may keep decoders). */
+  private readonly plans = new LruCache<ValidatedQuery, ReadPlan>(KEPT_PLANS);
 
   constructor(
     private readonly source: PostgresSource,
@@ -140,22 +165,21 @@ export class PostgresEngine implements TableEngine {
   }
 
   async read(query: ValidatedQuery, format: OutputFormat, options: ReadOptions): Promise<QueryResult> {
-    const compiled = this.prepare(query);
+    const plan = this.planOf(query);
     const located = this.located.get(query.table.config)!;
-    const columns = query.statement.columns.map((output) => located.columns[output.column]!);
     const bounded = query.limit !== null && query.limit <= this.limits.maxRows;
     // A streamed result over max_rows is refused before any byte, from the count of the same snapshot.
     const count = options.streamed && !bounded;
     // Our deadline is the TimeBudget below (paused while the client holds the read back).
     // An Arrow answer without a cap on its values' bytes takes the COPY's bytes straight into Arrow
     // buffers (copy-arrow.ts); a capped one counts its values as every engine does (bytesOfValues).
-    const arrow = format.name === "arrow" && options.maxBytes === null ? encoderColumns(query) : undefined;
-    const base = { columns, timeoutMs: this.limits.queryTimeoutMs, arrow, inSession: true };
+    const arrow = format.name === "arrow" && options.maxBytes === null ? plan.arrow : undefined;
+    const base = { columns: plan.columns, timeoutMs: this.limits.queryTimeoutMs, arrow, inSession: true };
     const started = performance.now();
     if (count) {
       // Most answers fit in a response's first part: read at most that much, as one statement, and
       // when the rows end there their number is known without a count (nothing is sent before).
-      const whole = await this.readWhole(compiled.select, base);
+      const whole = await this.readWhole(plan, base);
       if (whole !== null) {
         const rows = whole.reduce((sum, batch) => sum + batch.length, 0);
         if (rows > this.limits.maxRows) throw new TooManyRowsError(rows, this.limits.maxRows);
@@ -165,7 +189,7 @@ export class PostgresEngine implements TableEngine {
     }
     // A table's integer key bounds its rows: within max_rows, no count (SQLite's rowid span, lanes.ts).
     const bound = located.key == null ? undefined : { sql: keySpanSql(located), within: this.limits.maxRows };
-    const read = await openPgRead(this.sql, { ...base, select: compiled.select, deadlineMs: Number.POSITIVE_INFINITY, count, bound });
+    const read = await openPgRead(this.sql, { ...base, select: plan.select, deadlineMs: Number.POSITIVE_INFINITY, count, bound });
     if (read.count !== null && read.count > this.limits.maxRows) {
       await read.close();
       throw new TooManyRowsError(read.count, this.limits.maxRows);
@@ -173,25 +197,47 @@ export class PostgresEngine implements TableEngine {
     return new PulledRead(read, query, format, options, this.limits, started).started;
   }
 
+  /** The query's read plan, made on its first read (see ReadPlan). */
+  private planOf(query: ValidatedQuery): ReadPlan {
+    let plan = this.plans.get(query);
+    if (plan === undefined) {
+      const select = this.prepare(query).select;
+      const located = this.located.get(query.table.config)!;
+      plan = {
+        select,
+        wholeSelect: `SELECT * FROM (${select}) AS whole LIMIT ${FIRST_RESPONSE_ROWS + 1}`,
+        columns: query.statement.columns.map((output) => located.columns[output.column]!),
+        arrow: encoderColumns(query),
+        idle: [],
+        query,
+      };
+      this.plans.set(query, plan);
+    }
+    return plan;
+  }
+
   /**
    * The whole result when it holds at most what a response's first part holds (FIRST_RESPONSE_ROWS
    * rows, FIRST_RESPONSE_BYTES of text and blobs), read as one COPY of at most one row more; null
    * when there is more (the read then counts first, in its own snapshot).
    */
-  private async readWhole(select: string, base: { columns: DecodeColumn[]; timeoutMs: number; arrow: EncoderColumn[] | undefined; inSession: boolean }): Promise<DecodedBatch[] | null> {
-    // Under the query time limit as a whole (openPgRead's own deadline): nothing is sent meanwhile.
-    const read = await openPgRead(this.sql, { ...base, select: `SELECT * FROM (${select}) AS whole LIMIT ${FIRST_RESPONSE_ROWS + 1}` });
-    const batches: DecodedBatch[] = [];
+  private async readWhole(plan: ReadPlan, base: { columns: DecodeColumn[]; timeoutMs: number; arrow: EncoderColumn[] | undefined; inSession: boolean }): Promise<DecodedBatch[] | null> {
+    // A decoder of a finished small read of this query is used again (its column buffers with it).
+    // An Arrow answer of one batch comes out whole, between the query's schema message and end marker.
+    const decoder = (base.arrow === undefined ? undefined : plan.idle.pop()) ?? new BinaryCopyDecoder(base.columns, base.arrow === undefined ? base : { ...base, frame: arrowFrame(plan.query) });
+    // Under the query time limit as a whole: nothing is sent meanwhile.
     let rows = 0;
     let bytes = 0;
-    for await (const batch of read.batches) {
-      batches.push(batch);
-      rows += batch.length;
-      bytes += batch.wideBytes;
+    const batches = await readPgWhole(this.sql, {
+      select: plan.wholeSelect,
+      timeoutMs: base.timeoutMs,
+      decoder,
       // Wide rows: stop reading (the statement is cancelled) once past what a first part holds.
-      if (bytes > FIRST_RESPONSE_BYTES) break;
-    }
-    return rows > FIRST_RESPONSE_ROWS || bytes > FIRST_RESPONSE_BYTES ? null : batches;
+      enough: (batch) => (rows += batch.length) > FIRST_RESPONSE_ROWS || (bytes += batch.wideBytes) > FIRST_RESPONSE_BYTES,
+    });
+    // Only a decoder that read its stream to the end, with small buffers, is kept (reset).
+    if (base.arrow !== undefined && plan.idle.length < this.source.maxConnections && decoder.reset(KEPT_DECODER_BYTES)) plan.idle.push(decoder);
+    return batches;
   }
 
   /** A dashboard's sample (sample.ts), under the query time limit; a refused value names its column. */

@@ -53,6 +53,11 @@ export interface PgReadOptions extends CopyDecoderOptions {
    */
   bound?: { sql: string; within: number };
   /**
+   * The decoder to read with, for `columns` and these options, made ready by BinaryCopyDecoder.reset
+   * (a small read's, kept by the engine); by default a new one.
+   */
+  decoder?: BinaryCopyDecoder;
+  /**
    * The pool's connections already hold this read's settings for their whole session
    * (`sessionSettings(timeoutMs)` given at connect, as the engine's pool does): a read without a
    * count is then the COPY alone, one statement with one snapshot and one round trip, not a
@@ -113,7 +118,7 @@ function settings(timeoutMs: number): [string, string][] {
 export async function openPgRead(sql: SQL, options: PgReadOptions): Promise<PgRead> {
   options.signal?.throwIfAborted();
   const conn = await sql.reserve(options.signal === undefined ? undefined : { signal: options.signal });
-  const decoder = new BinaryCopyDecoder(options.columns, options);
+  const decoder = options.decoder ?? new BinaryCopyDecoder(options.columns, options);
   /** The COPY runs alone, without a transaction around it. */
   const single = options.inSession === true && options.count !== true;
 
@@ -248,6 +253,62 @@ export async function openPgRead(sql: SQL, options: PgReadOptions): Promise<PgRe
       await finish(false);
     },
   };
+}
+
+/**
+ * A small read read whole, at once (the engine's first part of a result, engine.ts readWhole): the
+ * COPY alone on a connection whose session holds the read's settings (`inSession`), its chunks
+ * decoded as they arrive, into the batches it returns; or null once `enough` (told of each batch)
+ * says the result is past what is read whole (the statement is then cancelled if it still runs). openPgRead's guarantees without its
+ * pulled stream: at `timeoutMs` the statement is cancelled and the read rejects with the time limit;
+ * the statement settles before its connection goes back; a read that did not end well ends with a
+ * ROLLBACK (closed, not pooled, when that is not answered: endTransaction).
+ */
+export async function readPgWhole(
+  sql: SQL,
+  options: { select: string; timeoutMs: number; decoder: BinaryCopyDecoder; enough: (batch: DecodedBatch) => boolean },
+): Promise<DecodedBatch[] | null> {
+  const conn = await sql.reserve();
+  const query = conn.unsafe(`COPY (${options.select}) TO STDOUT (FORMAT binary)`);
+  const reader = query.readable().getReader();
+  // Its failure reaches the reader too; this only keeps it from being reported as unhandled.
+  query.catch(() => {});
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    query.cancel();
+    void reader.cancel().catch(() => {});
+  }, options.timeoutMs);
+  const batches: DecodedBatch[] = [];
+  let ended = false;
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (timedOut) throw timeLimitError(options.timeoutMs);
+      if (chunk.done) break;
+      for (const batch of options.decoder.push(chunk.value)) {
+        batches.push(batch);
+        if (options.enough(batch)) return null;
+      }
+    }
+    const last = options.decoder.end();
+    await query;
+    ended = true;
+    if (last === null) return batches;
+    batches.push(last);
+    return options.enough(last) ? null : batches;
+  } catch (error) {
+    throw timedOut || isStatementTimeout(error) ? timeLimitError(options.timeoutMs) : error;
+  } finally {
+    clearTimeout(deadline);
+    if (!ended) {
+      query.cancel();
+      await reader.cancel().catch(() => {});
+    }
+    await query.catch(() => {});
+    if (ended) await conn.release();
+    else await endTransaction(conn, false);
+  }
 }
 
 /** COMMIT or ROLLBACK, then release; a connection that does not answer in time is closed instead. */

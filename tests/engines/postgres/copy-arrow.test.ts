@@ -10,6 +10,7 @@ import { tableFromIPC } from "apache-arrow";
 import { createStreamEncoder, type EncoderColumn } from "../../../src/arrow/encode.ts";
 import { ValueDoesNotFit } from "../../../src/arrow/columns.ts";
 import { arrowDirect } from "../../../src/engines/postgres/copy-arrow.ts";
+import { BinaryCopyDecoder, type DecodedBatch } from "../../../src/engines/postgres/copy-binary.ts";
 import { PgValueRefused } from "../../../src/engines/postgres/value-refusal.ts";
 import type { DecodeColumn } from "../../../src/engines/postgres/types.ts";
 import { usePostgres } from "../../support/postgres.ts";
@@ -102,6 +103,73 @@ describe("record batches straight from the COPY", () => {
     const rows = decodeInChunks(COLUMNS, bytes, undefined, { batchMaxBytes: 20_000 }).batches;
     const direct = decodeInChunks(COLUMNS, bytes, randomChunkSizes(3), { batchMaxBytes: 20_000, arrow: encoder }).batches;
     expect(direct.map((b) => [b.length, b.firstRowIndex, b.wideBytes])).toEqual(rows.map((b) => [b.rows.length, b.firstRowIndex, b.wideBytes]));
+  });
+});
+
+describe("a decoder used again (reset: a small read's, kept by the engine)", () => {
+  /** Feeds `bytes` in chunks of `size()` bytes and ends the stream. */
+  const feed = (decoder: BinaryCopyDecoder, bytes: Uint8Array, size: () => number): DecodedBatch[] => {
+    const batches: DecodedBatch[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const n = Math.min(bytes.length - at, size());
+      batches.push(...decoder.push(bytes.slice(at, at + n)));
+      at += n;
+    }
+    const last = decoder.end();
+    return last === null ? batches : [...batches, last];
+  };
+  const hex = (batches: DecodedBatch[]) => batches.map((b) => [b.length, b.firstRowIndex, b.wideBytes, Buffer.from(b.arrow!).toString("hex")]);
+
+  test("after a stream it read to the end: the next streams decode as a new decoder decodes them", async () => {
+    const encoder = encoderColumns(COLUMNS);
+    const streams = [
+      await copyBytes(sql, `${SELECT} LIMIT 10`),
+      await copyBytes(sql, `SELECT * FROM (${SELECT}) s WHERE false`),
+      await copyBytes(sql, `${SELECT} OFFSET 100 LIMIT 2500`),
+      await copyBytes(sql, `${SELECT} OFFSET 7 LIMIT 3`),
+    ];
+    const used = new BinaryCopyDecoder(COLUMNS, { arrow: encoder, batchRows: 1_000 });
+    for (const [i, bytes] of streams.entries()) {
+      const fresh = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, batchRows: 1_000 }), bytes, randomChunkSizes(i));
+      expect(hex(feed(used, bytes, randomChunkSizes(10 + i)))).toEqual(hex(fresh));
+      expect(used.reset(1 << 30)).toBe(true);
+    }
+  });
+
+  test("given a frame, a stream of one batch comes whole (frame, batch, end in one buffer); of several, as without it", async () => {
+    const encoder = encoderColumns(COLUMNS);
+    const stream = createStreamEncoder(encoder);
+    const frame = { before: stream.schemaMessage(), after: stream.endMessage() };
+    const one = await copyBytes(sql, `${SELECT} LIMIT 10`);
+    const [whole] = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, frame }), one, randomChunkSizes(4));
+    const [plain] = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder }), one, () => 1 << 20);
+    expect(whole!.whole).toBe(true);
+    expect(Buffer.from(whole!.arrow!).toString("hex")).toBe(Buffer.concat([frame.before, plain!.arrow!, frame.after]).toString("hex"));
+    expect(tableFromIPC(whole!.arrow!).numRows).toBe(10);
+    const several = await copyBytes(sql, `${SELECT} LIMIT 2500`);
+    const framed = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, frame, batchRows: 1_000 }), several, () => 1 << 20);
+    expect(framed.map((b) => b.whole)).toEqual([undefined, undefined, undefined]);
+    expect(hex(framed)).toEqual(hex(feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, batchRows: 1_000 }), several, () => 1 << 20)));
+  });
+
+  test("not reset (false, the decoder left as it is) before its end, after a failure, or with buffers past the bound", async () => {
+    const encoder = encoderColumns(COLUMNS);
+    const bytes = await copyBytes(sql, `${SELECT} LIMIT 50`);
+    const unfinished = new BinaryCopyDecoder(COLUMNS, { arrow: encoder });
+    unfinished.push(bytes.slice(0, bytes.length - 2));
+    expect(unfinished.reset(1 << 30)).toBe(false);
+    expect(unfinished.finished).toBe(false);
+
+    const columns: DecodeColumn[] = [{ name: "d", type: { kind: "date32" }, wire: "date" }];
+    const failed = new BinaryCopyDecoder(columns, { arrow: encoderColumns(columns) });
+    const refused = await copyBytes(sql, "SELECT CASE WHEN g = 3 THEN 'infinity'::date ELSE current_date END FROM generate_series(1, 5) g");
+    expect(() => feed(failed, refused, () => 1 << 20)).toThrow(PgValueRefused);
+    expect(failed.reset(1 << 30)).toBe(false);
+
+    const wide = new BinaryCopyDecoder(COLUMNS, { arrow: encoder });
+    feed(wide, await copyBytes(sql, SELECT), () => 65_536);
+    expect(wide.reset(16 * 1024)).toBe(false);
+    expect(wide.reset(1 << 30)).toBe(true);
   });
 });
 

@@ -9,7 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { SQL } from "bun";
 import { readFileSync } from "node:fs";
 import { timeLimitError } from "../../../src/results/time-budget.ts";
-import { openPgRead, type PgReadOptions } from "../../../src/engines/postgres/read.ts";
+import { openPgRead, readPgWhole, type PgReadOptions } from "../../../src/engines/postgres/read.ts";
+import { BinaryCopyDecoder, type DecodedBatch } from "../../../src/engines/postgres/copy-binary.ts";
 import { PgValueRefused } from "../../../src/engines/postgres/value-refusal.ts";
 import type { DecodeColumn } from "../../../src/engines/postgres/types.ts";
 import { usePostgres } from "../../support/postgres.ts";
@@ -271,6 +272,54 @@ describe("pulled, and stopped on the server", () => {
     expect(await rejection(read.batches.next())).toBeInstanceOf(Error);
     const reason = new Error("gone already");
     expect(await rejection(openPgRead(pool, options({ signal: AbortSignal.abort(reason) })))).toBe(reason);
+  });
+});
+
+describe("a small read read whole (readPgWhole: the COPY alone, decoded as it arrives)", () => {
+  const whole = (sql: string, extra: { timeoutMs?: number; enough?: (batch: DecodedBatch) => boolean; batchRows?: number } = {}) =>
+    readPgWhole(pool, {
+      select: sql,
+      timeoutMs: extra.timeoutMs ?? 30_000,
+      decoder: new BinaryCopyDecoder(columns, { batchRows: extra.batchRows }),
+      enough: extra.enough ?? (() => false),
+    });
+
+  test("the rows, in order, in the batches a pulled read gives; the connection back", async () => {
+    const small = `SELECT id, ts, label FROM events WHERE id <= 2500 ORDER BY id`;
+    const batches = await whole(small, { batchRows: 1_000 });
+    const pulled = await openPgRead(pool, options({ select: small, batchRows: 1_000 }));
+    const expected = await Array.fromAsync(pulled.batches);
+    expect(batches!.map((b) => [b.length, b.firstRowIndex])).toEqual([
+      [1_000, 0],
+      [1_000, 1_000],
+      [500, 2_000],
+    ]);
+    expect(batches!.flatMap((b) => b.rows)).toEqual(expected.flatMap((b) => b.rows));
+  });
+
+  test("once `enough` says so: null, and the statement stopped on the server", async () => {
+    let told = 0;
+    const batches = await whole(large, { batchRows: 1_000, enough: () => ++told === 3 });
+    expect(batches).toBeNull();
+    expect(told).toBe(3);
+    await gone();
+  });
+
+  test("`enough` is told of the last batch too", async () => {
+    expect(await whole(`SELECT id, ts, label FROM events WHERE id <= 10`, { enough: (batch) => batch.length === 10 })).toBeNull();
+  });
+
+  test("the deadline stops a statement still computing: the time limit, and nothing runs on", async () => {
+    const started = performance.now();
+    const error = (await rejection(whole(`SELECT id, ts, label FROM events WHERE pg_sleep(0.5) IS NOT NULL`, { timeoutMs: 700 }))) as Error;
+    expect(error.message).toBe(timeLimitError(700).message);
+    expect(performance.now() - started).toBeLessThan(3_000);
+    await gone();
+  });
+
+  test("a server error mid-read rejects with it", async () => {
+    const error = (await rejection(whole(`SELECT id, ts, (1 / (${ROWS / 2} - id))::text FROM events ORDER BY id`))) as { errno?: string };
+    expect(error.errno).toBe("22012");
   });
 });
 
