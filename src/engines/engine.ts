@@ -78,21 +78,28 @@ export interface TableEngine {
   ping(): Promise<void>;
   /**
    * A value that changes whenever committed data may have changed, read where small reads read;
-   * results are kept under it (results/result-cache.ts). Null: not known now, nothing is kept.
+   * results are kept under it (results/result-cache.ts). Null: not known now, nothing is kept;
+   * absent (an engine that reads only on its own connections): never known, nothing is ever kept.
    */
-  dataVersion(): bigint | null;
+  dataVersion?(): bigint | null;
   /**
    * What the engine makes of a validated query, before any price or payment (DESIGN.md §14, §17):
    * throws a BadRequestError naming the construct and the engine when it cannot run it with the
    * dialect's meaning; otherwise says what in it can fail on some stored value (null: nothing).
    */
   check(query: ValidatedQuery): { failsOnData: string | null };
-  /** Whether a read of the query is provably small, whatever the data (a fixed-price one may run while /verify is in flight). */
-  isSmall(query: ValidatedQuery): boolean;
+  /**
+   * Whether a read of the query is provably small, whatever the data (a fixed-price one may run
+   * while /verify is in flight). Absent: none is; a query runs only once its payment is verified.
+   */
+  isSmall?(query: ValidatedQuery): boolean;
   /** The number of rows the query returns, without reading them out (an engine may keep counts while its data is unchanged). */
   count(query: ValidatedQuery): Promise<number>;
-  /** The whole result read now, on this thread, when the engine can do that cheaply (small reads); null otherwise. */
-  readNow(query: ValidatedQuery, format: OutputFormat): { chunks: Uint8Array[]; rows: number } | null;
+  /**
+   * The whole result read now, on this thread, when the engine can do that cheaply (small reads);
+   * null otherwise. Absent: nothing is read on the HTTP thread.
+   */
+  readNow?(query: ValidatedQuery, format: OutputFormat): { chunks: Uint8Array[]; rows: number } | null;
   /**
    * Reads the result encoded in `format`. Resolves once the response can start: with the whole
    * result when it ended first, else with a body its client pulls (a client that stops reading

@@ -104,7 +104,7 @@ export class QueryExecutor {
 
   /** Whether the query is a provably small read: cheap whatever the data. */
   isSmall(query: ValidatedQuery): boolean {
-    return this.engineOf(query).isSmall(query);
+    return this.engineOf(query).isSmall?.(query) ?? false;
   }
 
   /** Number of rows the query returns, without materialising them. */
@@ -121,7 +121,7 @@ export class QueryExecutor {
 
   /** A small read the engine does at once (see engines/sqlite/inline.ts), or null. */
   private readNow(query: ValidatedQuery, format: OutputFormat): QueryResult | null {
-    const small = this.engineOf(query).readNow(query, format);
+    const small = this.engineOf(query).readNow?.(query, format) ?? null;
     return small === null ? null : { complete: small.chunks, rows: small.rows };
   }
 
@@ -136,7 +136,7 @@ export class QueryExecutor {
     // Answers already wait for clients that do not read them up to the budget: a free query is not
     // read only to be refused once complete (sent-body.ts).
     if (this.sending.unsent.full) throw new ServerBusyError(BUSY_MESSAGE, BUSY_RETRY_SECONDS);
-    const version = this.engineOf(query).dataVersion();
+    const version = this.engineOf(query).dataVersion?.() ?? null;
     const result =
       this.kept(query, format, version) ??
       this.readNow(query, format) ??
@@ -153,7 +153,7 @@ export class QueryExecutor {
    */
   async collect(query: ValidatedQuery, format: OutputFormat = DEFAULT_FORMAT, maxBytes = Number.POSITIVE_INFINITY, signal?: AbortSignal): Promise<BufferedResult | null> {
     if (signal?.aborted) throw new ClientGoneError();
-    const version = this.engineOf(query).dataVersion();
+    const version = this.engineOf(query).dataVersion?.() ?? null;
     const capped = Number.isFinite(maxBytes) ? maxBytes : null;
     let result: QueryResult;
     try {

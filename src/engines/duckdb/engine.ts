@@ -132,18 +132,8 @@ export class DuckDBEngine implements TableEngine {
     await queryValue(instance, "SELECT 1", this.limits.queryTimeoutMs);
   }
 
-  /** The source is read-only, but its files can be replaced underneath: nothing is kept. */
-  dataVersion(): null {
-    return null;
-  }
-
-  isSmall(): boolean {
-    return false;
-  }
-
-  readNow(): null {
-    return null;
-  }
+  // No dataVersion, isSmall or readNow (engine.ts): the source is read-only, but its files can be
+  // replaced underneath, so nothing is kept; nothing is read on the HTTP thread.
 
   /** The query as DuckDB runs it, or the 400 naming what it cannot run with SQLite's meaning. */
   prepare(query: ValidatedQuery): PostgresQuery {

@@ -129,19 +129,9 @@ export class PostgresEngine implements TableEngine {
     }
   }
 
-  /** PostgreSQL says nothing cheap about whether data changed: nothing is kept. */
-  dataVersion(): null {
-    return null;
-  }
-
-  /** Nothing is read on the HTTP thread; a fixed-price query runs only once its payment is verified. */
-  isSmall(): boolean {
-    return false;
-  }
-
-  readNow(): null {
-    return null;
-  }
+  // No dataVersion, isSmall or readNow (engine.ts): PostgreSQL says nothing cheap about whether data
+  // changed, so nothing is kept; nothing is read on the HTTP thread, and a fixed-price query runs
+  // only once its payment is verified.
 
   /** The query as PostgreSQL runs it, or the 400 naming what it cannot run with SQLite's meaning. */
   prepare(query: ValidatedQuery): PostgresQuery {
