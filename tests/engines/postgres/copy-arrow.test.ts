@@ -14,7 +14,7 @@ import { BinaryCopyDecoder, type DecodedBatch } from "../../../src/engines/postg
 import { PgValueRefused } from "../../../src/engines/postgres/value-refusal.ts";
 import type { DecodeColumn } from "../../../src/engines/postgres/types.ts";
 import { usePostgres } from "../../support/postgres.ts";
-import { copyBytes, decodeInChunks, randomChunkSizes, thrown } from "./support.ts";
+import { copyBytes, decodeInChunks, feedDecoder, randomChunkSizes, thrown } from "./support.ts";
 
 const postgres = usePostgres();
 let sql: SQL;
@@ -107,17 +107,6 @@ describe("record batches straight from the COPY", () => {
 });
 
 describe("a decoder used again (reset: a small read's, kept by the engine)", () => {
-  /** Feeds `bytes` in chunks of `size()` bytes and ends the stream. */
-  const feed = (decoder: BinaryCopyDecoder, bytes: Uint8Array, size: () => number): DecodedBatch[] => {
-    const batches: DecodedBatch[] = [];
-    for (let at = 0; at < bytes.length; ) {
-      const n = Math.min(bytes.length - at, size());
-      batches.push(...decoder.push(bytes.slice(at, at + n)));
-      at += n;
-    }
-    const last = decoder.end();
-    return last === null ? batches : [...batches, last];
-  };
   const hex = (batches: DecodedBatch[]) => batches.map((b) => [b.length, b.firstRowIndex, b.wideBytes, Buffer.from(b.arrow!).toString("hex")]);
 
   test("after a stream it read to the end: the next streams decode as a new decoder decodes them", async () => {
@@ -130,8 +119,8 @@ describe("a decoder used again (reset: a small read's, kept by the engine)", () 
     ];
     const used = new BinaryCopyDecoder(COLUMNS, { arrow: encoder, batchRows: 1_000 });
     for (const [i, bytes] of streams.entries()) {
-      const fresh = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, batchRows: 1_000 }), bytes, randomChunkSizes(i));
-      expect(hex(feed(used, bytes, randomChunkSizes(10 + i)))).toEqual(hex(fresh));
+      const fresh = feedDecoder(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, batchRows: 1_000 }), bytes, randomChunkSizes(i));
+      expect(hex(feedDecoder(used, bytes, randomChunkSizes(10 + i)))).toEqual(hex(fresh));
       expect(used.reset(1 << 30)).toBe(true);
     }
   });
@@ -141,15 +130,15 @@ describe("a decoder used again (reset: a small read's, kept by the engine)", () 
     const stream = createStreamEncoder(encoder);
     const frame = { before: stream.schemaMessage(), after: stream.endMessage() };
     const one = await copyBytes(sql, `${SELECT} LIMIT 10`);
-    const [whole] = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, frame }), one, randomChunkSizes(4));
-    const [plain] = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder }), one, () => 1 << 20);
+    const [whole] = feedDecoder(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, frame }), one, randomChunkSizes(4));
+    const [plain] = feedDecoder(new BinaryCopyDecoder(COLUMNS, { arrow: encoder }), one, () => 1 << 20);
     expect(whole!.whole).toBe(true);
     expect(Buffer.from(whole!.arrow!).toString("hex")).toBe(Buffer.concat([frame.before, plain!.arrow!, frame.after]).toString("hex"));
     expect(tableFromIPC(whole!.arrow!).numRows).toBe(10);
     const several = await copyBytes(sql, `${SELECT} LIMIT 2500`);
-    const framed = feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, frame, batchRows: 1_000 }), several, () => 1 << 20);
+    const framed = feedDecoder(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, frame, batchRows: 1_000 }), several, () => 1 << 20);
     expect(framed.map((b) => b.whole)).toEqual([undefined, undefined, undefined]);
-    expect(hex(framed)).toEqual(hex(feed(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, batchRows: 1_000 }), several, () => 1 << 20)));
+    expect(hex(framed)).toEqual(hex(feedDecoder(new BinaryCopyDecoder(COLUMNS, { arrow: encoder, batchRows: 1_000 }), several, () => 1 << 20)));
   });
 
   test("not reset (false, the decoder left as it is) before its end, after a failure, or with buffers past the bound", async () => {
@@ -163,11 +152,11 @@ describe("a decoder used again (reset: a small read's, kept by the engine)", () 
     const columns: DecodeColumn[] = [{ name: "d", type: { kind: "date32" }, wire: "date" }];
     const failed = new BinaryCopyDecoder(columns, { arrow: encoderColumns(columns) });
     const refused = await copyBytes(sql, "SELECT CASE WHEN g = 3 THEN 'infinity'::date ELSE current_date END FROM generate_series(1, 5) g");
-    expect(() => feed(failed, refused, () => 1 << 20)).toThrow(PgValueRefused);
+    expect(() => feedDecoder(failed, refused, () => 1 << 20)).toThrow(PgValueRefused);
     expect(failed.reset(1 << 30)).toBe(false);
 
     const wide = new BinaryCopyDecoder(COLUMNS, { arrow: encoder });
-    feed(wide, await copyBytes(sql, SELECT), () => 65_536);
+    feedDecoder(wide, await copyBytes(sql, SELECT), () => 65_536);
     expect(wide.reset(16 * 1024)).toBe(false);
     expect(wide.reset(1 << 30)).toBe(true);
   });

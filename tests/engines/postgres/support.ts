@@ -36,7 +36,12 @@ export function decodeInChunks(
   size: () => number = () => bytes.length,
   options?: CopyDecoderOptions,
 ): { rows: unknown[][]; batches: DecodedBatch[] } {
-  const decoder = new BinaryCopyDecoder(columns, options);
+  const batches = feedDecoder(new BinaryCopyDecoder(columns, options), bytes, size);
+  return { rows: batches.flatMap((b) => b.rows), batches };
+}
+
+/** Feeds `bytes` to `decoder` in chunks of `size()` bytes, ends the stream, and returns every batch. */
+export function feedDecoder(decoder: BinaryCopyDecoder, bytes: Uint8Array, size: () => number): DecodedBatch[] {
   const batches: DecodedBatch[] = [];
   for (let at = 0; at < bytes.length; ) {
     const n = Math.min(bytes.length - at, size());
@@ -44,8 +49,7 @@ export function decodeInChunks(
     at += n;
   }
   const last = decoder.end();
-  if (last !== null) batches.push(last);
-  return { rows: batches.flatMap((b) => b.rows), batches };
+  return last === null ? batches : [...batches, last];
 }
 
 /** What `action` throws (fails the test when it returns). */
