@@ -15,7 +15,7 @@ import type { TableConfig } from "../../config/types.ts";
 import { BadRequestError, TooManyRowsError, ValueDoesNotFitError } from "../../errors.ts";
 import type { OutputFormat } from "../../formats/registry.ts";
 import type { QueryResult } from "../../results/result-stream.ts";
-import type { ValidatedQuery } from "../../sql/validated.ts";
+import { encoderColumns, type ValidatedQuery } from "../../sql/validated.ts";
 import type { Described, ReadOptions, StoredMisfit, TableEngine, TableSample } from "../engine.ts";
 import { compileFor, isRefusal, type PostgresQuery } from "../postgres/compile.ts";
 import { PulledRead } from "../pulled-read.ts";
@@ -169,7 +169,10 @@ export class DuckDBEngine implements TableEngine {
     // A streamed result over max_rows is refused before any byte, from the count of the same transaction.
     const count = options.streamed && !bounded ? compiled.count : null;
     const types = query.statement.columns.map((output) => relation.columns[output.column]!.type);
-    const read = await openDuckRead(instance, { select: compiled.select, types, count, timeoutMs: this.limits.queryTimeoutMs });
+    // An Arrow answer whose values are not counted (the transport's cap) is encoded from DuckDB's
+    // vectors (arrow-chunks.ts); a capped one counts its values as every engine does (bytesOfValues).
+    const arrow = format.name === "arrow" && options.maxBytes === null ? encoderColumns(query) : undefined;
+    const read = await openDuckRead(instance, { select: compiled.select, types, count, timeoutMs: this.limits.queryTimeoutMs, arrow });
     if (read.count !== null && read.count > this.limits.maxRows) {
       await read.close();
       throw new TooManyRowsError(read.count, this.limits.maxRows);

@@ -10,3 +10,8 @@ export function loadDuckDB(): Promise<DuckDBModule> {
   loading ??= import("@duckdb/node-api");
   return loading;
 }
+
+/** The driver's native binding (read.ts copies vectors through it, arrow-chunks.ts); loaded with the driver. */
+export function loadDuckDBBindings(): Promise<typeof import("@duckdb/node-bindings")> {
+  return import("@duckdb/node-bindings");
+}

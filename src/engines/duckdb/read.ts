@@ -9,11 +9,13 @@
  * heavy expressions), so the connection is closed in the background once the statement has stopped.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBInstance, DuckDBResult } from "@duckdb/node-api";
-import type { ValueDoesNotFit } from "../../arrow/encode.ts";
+import type { EncoderColumn, ValueDoesNotFit } from "../../arrow/encode.ts";
 import { BadRequestError } from "../../errors.ts";
 import { timeLimitError } from "../../results/time-budget.ts";
 import type { PulledBatches } from "../pulled-read.ts";
+import { ArrowChunks } from "./arrow-chunks.ts";
 import { firstLine } from "./database.ts";
+import { loadDuckDBBindings } from "./native-library.ts";
 import type { DuckColumnType } from "./types.ts";
 import { chunkRows } from "./values.ts";
 
@@ -39,14 +41,22 @@ export interface DuckReadOptions {
   count: string | null;
   /** The time limit of the statements before the first row (the count, the start of the select); the rows' own limit is the caller's. Infinity: none. */
   timeoutMs: number;
+  /**
+   * The Arrow encoder's columns, when the answer is Arrow and its values need not be counted: then
+   * chunks whose columns arrow-chunks.ts takes come as record-batch messages, with no values.
+   */
+  arrow?: readonly EncoderColumn[];
   /** A scan's: hears of each refused value (then null) instead of failing the read. */
   misfit?: (refused: ValueDoesNotFit) => void;
 }
 
 export interface DuckRead extends PulledBatches {
   readonly count: number | null;
-  readonly batches: AsyncGenerator<{ rows: unknown[][]; firstRowIndex: number }, void, undefined>;
+  readonly batches: AsyncGenerator<DuckBatch, void, undefined>;
 }
+
+/** A batch's rows as values, or (an Arrow answer, arrow-chunks.ts) its record-batch message and row count. */
+type DuckBatch = { rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number };
 
 /** An error of the driver's, as our own: its first line (DuckDB adds hints and context lines), naming the engine. */
 export function duckError(error: unknown): Error {
@@ -136,11 +146,23 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
     clearTimeout(timer);
   }
 
-  async function* batches(): AsyncGenerator<{ rows: unknown[][]; firstRowIndex: number }, void, undefined> {
+  const arrow = options.arrow === undefined || options.misfit !== undefined ? undefined : { encoder: options.arrow, bindings: await loadDuckDBBindings() };
+  /** The chunks' Arrow columns (arrow-chunks.ts), once the first chunk showed they can be; null: values of each row. */
+  let direct: ArrowChunks | null | undefined = arrow === undefined ? null : undefined;
+
+  async function* batches(): AsyncGenerator<DuckBatch, void, undefined> {
     let firstRowIndex = 0;
-    /** Rows of chunks not yet handed over, gathered since `gatheredSince`. */
+    /** Rows of chunks not yet handed over (as values, or in `direct`'s columns), gathered since `gatheredSince`. */
     let gathered: unknown[][] = [];
+    let gatheredRows = 0;
     let gatheredSince = 0;
+    const take = (): DuckBatch => {
+      const batch: DuckBatch = direct === null ? { rows: gathered, firstRowIndex } : { rows: [], arrow: direct!.batch(gatheredRows, firstRowIndex), length: gatheredRows, firstRowIndex };
+      firstRowIndex += gatheredRows;
+      gathered = [];
+      gatheredRows = 0;
+      return batch;
+    };
     try {
       for (;;) {
         if (stopped !== null) throw stopped;
@@ -153,25 +175,25 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
         if (stopped !== null) throw stopped;
         const ended = chunk === null || chunk.rowCount === 0;
         if (!ended) {
-          const converted = chunkRows(chunk!, options.types, firstRowIndex + gathered.length, options.misfit);
-          // The values are JavaScript's now. The chunk's native buffers (its strings' heap, the
-          // blocks it pins) are freed by its finalizer only, when a garbage collection that does
-          // not see them comes: reset() lets them go now (BENCHMARKS.md item 8, memory).
+          const count = chunk!.rowCount;
+          if (direct === undefined) direct = ArrowChunks.forChunk(arrow!.bindings, chunk!.chunk, options.types, arrow!.encoder);
+          const first = gatheredRows === 0;
+          if (direct === null) {
+            const converted = chunkRows(chunk!, options.types, firstRowIndex + gatheredRows, options.misfit);
+            for (const row of converted) gathered.push(row);
+          } else direct.append(chunk!.chunk, count, firstRowIndex + gatheredRows);
+          gatheredRows += count;
+          // The values are JavaScript's (or the batch's) now. The chunk's native buffers (its strings'
+          // heap, the blocks it pins) are freed by its finalizer only, when a garbage collection that
+          // does not see them comes: reset() lets them go now (BENCHMARKS.md item 8, memory).
           chunk!.reset();
-          if (gathered.length === 0 && (converted.length >= BATCH_ROWS || firstRowIndex === 0)) {
-            yield { rows: converted, firstRowIndex };
-            firstRowIndex += converted.length;
+          if (first && (count >= BATCH_ROWS || firstRowIndex === 0)) {
+            yield take();
             continue;
           }
-          if (gathered.length === 0) gatheredSince = performance.now();
-          for (const row of converted) gathered.push(row);
+          if (first) gatheredSince = performance.now();
         }
-        if (gathered.length > 0 && (ended || gathered.length >= BATCH_ROWS || performance.now() - gatheredSince >= BATCH_WAIT_MS)) {
-          const rows = gathered;
-          gathered = [];
-          yield { rows, firstRowIndex };
-          firstRowIndex += rows.length;
-        }
+        if (gatheredRows > 0 && (ended || gatheredRows >= BATCH_ROWS || performance.now() - gatheredSince >= BATCH_WAIT_MS)) yield take();
         if (ended) break;
       }
       await track(connection.run("COMMIT")).catch(() => {});

@@ -13,6 +13,16 @@ import type { DuckColumnType } from "./types.ts";
 const DATE_INFINITY = 2 ** 31 - 1;
 const TIMESTAMP_INFINITY = 2n ** 63n - 1n;
 
+/** The refusal of a date (days since the epoch), or null: DuckDB's ±infinity dates have no Date32 value. */
+export function dateMisfit(days: number): string | null {
+  return Math.abs(days) >= DATE_INFINITY ? `the date ${days > 0 ? "" : "-"}infinity has no Date32 value` : null;
+}
+
+/** The refusal of DuckDB's infinite timestamp (int64's extremes), `positive` or not. */
+export function timestampMisfit(positive: boolean): string {
+  return `the timestamp ${positive ? "" : "-"}infinity has no Timestamp value`;
+}
+
 class Misfit {
   constructor(readonly detail: string) {}
 }
@@ -32,7 +42,8 @@ function convert(type: DuckColumnType, value: unknown): unknown {
     }
     case "date32": {
       const days = (value as { days: number }).days;
-      return Math.abs(days) >= DATE_INFINITY ? new Misfit(`the date ${days > 0 ? "" : "-"}infinity has no Date32 value`) : days;
+      const refused = dateMisfit(days);
+      return refused === null ? days : new Misfit(refused);
     }
     case "timestamp_us":
     case "timestamp_us_utc": {
@@ -41,7 +52,7 @@ function convert(type: DuckColumnType, value: unknown): unknown {
         return new Misfit(`the timestamp ${value} has a part finer than a microsecond, which Timestamp(µs) cannot hold`);
       }
       const micros = nanos === undefined ? (value as { micros: bigint }).micros : nanos >= TIMESTAMP_INFINITY || nanos <= -TIMESTAMP_INFINITY ? nanos : nanos / 1000n;
-      return micros >= TIMESTAMP_INFINITY || micros <= -TIMESTAMP_INFINITY ? new Misfit(`the timestamp ${micros > 0n ? "" : "-"}infinity has no Timestamp value`) : micros;
+      return micros >= TIMESTAMP_INFINITY || micros <= -TIMESTAMP_INFINITY ? new Misfit(timestampMisfit(micros > 0n)) : micros;
     }
     case "binary":
       return (value as { bytes: Uint8Array }).bytes;
