@@ -22,7 +22,7 @@ import { recordBatchMessage } from "../../arrow/ipc.ts";
 import type { DuckColumnType } from "./types.ts";
 import { dateMisfit, timestampMisfit } from "./values.ts";
 
-export type DuckBindings = typeof import("@duckdb/node-bindings");
+import type { DuckDBBindings as DuckBindings } from "./native-library.ts";
 
 /** One column of the batch being gathered. */
 interface ColumnBuilder {

@@ -11,7 +11,14 @@ export function loadDuckDB(): Promise<DuckDBModule> {
   return loading;
 }
 
-/** The driver's native binding (read.ts copies vectors through it, arrow-chunks.ts); loaded with the driver. */
-export function loadDuckDBBindings(): Promise<typeof import("@duckdb/node-bindings")> {
-  return import("@duckdb/node-bindings");
+export type DuckDBBindings = typeof import("@duckdb/node-bindings");
+
+/**
+ * The driver's native binding (read.ts copies vectors through it, arrow-chunks.ts), the object the
+ * driver itself uses: the module's default export, both from node_modules (a CommonJS module) and
+ * in the executable (scripts/build.ts puts an unpacking loader in its place, whose default it is).
+ */
+export async function loadDuckDBBindings(): Promise<DuckDBBindings> {
+  const module = (await import("@duckdb/node-bindings")) as unknown as { default: DuckDBBindings };
+  return module.default;
 }
