@@ -19,10 +19,9 @@ import { ValueDoesNotFit, type BatchBuffer, type ColumnPlan } from "../../arrow/
 import type { EncoderColumn } from "../../arrow/encode.ts";
 import { fitProblem } from "../../arrow/fit.ts";
 import { recordBatchMessage } from "../../arrow/ipc.ts";
+import type { DuckDBBindings as DuckBindings } from "./native-library.ts";
 import type { DuckColumnType } from "./types.ts";
 import { dateMisfit, timestampMisfit } from "./values.ts";
-
-import type { DuckDBBindings as DuckBindings } from "./native-library.ts";
 
 /** One column of the batch being gathered. */
 interface ColumnBuilder {

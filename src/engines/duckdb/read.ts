@@ -14,6 +14,7 @@ import { BadRequestError } from "../../errors.ts";
 import { timeLimitError } from "../../results/time-budget.ts";
 import type { PulledBatches } from "../pulled-read.ts";
 import { ArrowChunks } from "./arrow-chunks.ts";
+import { chunkRead } from "./collect.ts";
 import { firstLine } from "./database.ts";
 import { loadDuckDBBindings } from "./native-library.ts";
 import type { DuckColumnType } from "./types.ts";
@@ -183,10 +184,11 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
             for (const row of converted) gathered.push(row);
           } else direct.append(chunk!.chunk, count, firstRowIndex + gatheredRows);
           gatheredRows += count;
-          // The values are JavaScript's (or the batch's) now. The chunk's native buffers (its strings'
-          // heap, the blocks it pins) are freed by its finalizer only, when a garbage collection that
-          // does not see them comes: reset() lets them go now (BENCHMARKS.md item 8, memory).
+          // The values are JavaScript's (or the batch's) now: reset() lets the chunk's string heap and
+          // the blocks it pins go at once; its vectors wait for its finalizer, which collections paced
+          // by the chunks read bring (collect.ts, BENCHMARKS.md item 8, memory).
           chunk!.reset();
+          chunkRead(count, options.types.length);
           if (first && (count >= BATCH_ROWS || firstRowIndex === 0)) {
             yield take();
             continue;
