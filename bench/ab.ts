@@ -5,13 +5,15 @@
  * round's B/A with the rounds B did worse in (a round's two runs are taken back to back, so they
  * share the machine's load) and every run, and writes them as JSON to bench/out/ab-<time>.json.
  *
- *   bun bench/ab.ts --a DIR --b DIR [--only exports,memory,responsiveness,small,fresh,paid] [--rows 1000000] [--runs 5]
+ *   bun bench/ab.ts --a DIR --b DIR [--only exports,memory,responsiveness,small,fresh,paid] [--rows 1000000] [--runs 5] [--engine sqlite|duckdb]
  *
  * `exports`: item 2's exports read end to end and decoded (with the in-process scan, one per run,
  * for the ratio item 2 reports); `memory`: peak RSS growth of a fresh server's first export;
  * `responsiveness`: GET /api/ p99 during four exports; `small`: item 1's small queries, one text
  * repeated; `fresh`: the same with a new text on every request; `paid`: item 3's fixed-price paid
- * query latency. The dataset is this checkout's (bench/dataset.ts).
+ * query latency. The dataset is this checkout's (bench/dataset.ts). `--engine duckdb` serves its
+ * `transfers` as item 8's Parquet file through a DuckDB source instead (exports, memory and
+ * responsiveness of `transfers` only).
  */
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -21,6 +23,7 @@ import { freshDir, startArrow402, writeConfig } from "./arrow402.ts";
 import { BENCH_OUT, ensureDataset, FILTERED_TABLE_SQL, filteredRows, MIXED_TABLE_SQL, TABLE_SQL, WIDE_TABLE_SQL } from "./dataset.ts";
 import { startDevnetProcess } from "./devnet.ts";
 import { bareScanMs, firstQueryGrowth } from "./exports.ts";
+import { ensureTransfersParquet } from "./lake.ts";
 import { loadAverage } from "./machine.ts";
 import { FIXED_SQL } from "./payments.ts";
 import { createPayer } from "./payer.ts";
@@ -42,8 +45,14 @@ const { values } = parseArgs({
     rows: { type: "string", default: "1000000" },
     runs: { type: "string", default: "5" },
     tables: { type: "string" },
+    engine: { type: "string", default: "sqlite" },
   },
 });
+if (values.engine !== "sqlite" && values.engine !== "duckdb") throw new Error(`--engine takes sqlite or duckdb; got '${values.engine}'`);
+const duckdb = values.engine === "duckdb";
+if (duckdb && values.only.split(",").some((item) => !["exports", "memory", "responsiveness"].includes(item.trim()))) {
+  throw new Error("--engine duckdb takes --only exports, memory and responsiveness");
+}
 if (values.a === undefined || values.b === undefined) throw new Error("usage: bun bench/ab.ts --a DIR --b DIR [--only ...] [--rows N] [--runs N]");
 const roots = { A: resolve(values.a), B: resolve(values.b) } as const;
 const rowCount = Number(values.rows);
@@ -101,18 +110,22 @@ const exportTables = [
   { label: "wide_transfers", sql: WIDE_TABLE_SQL, rows: rowCount },
   { label: "mixed_transfers", sql: MIXED_TABLE_SQL, rows: rowCount },
   { label: "transfers, filtered", sql: FILTERED_TABLE_SQL, rows: filteredRows(dbPath) },
-].filter((table) => values.tables === undefined || values.tables.split(",").includes(table.label));
+].filter((table) => (duckdb ? table.label === "transfers" : values.tables === undefined || values.tables.split(",").includes(table.label)));
+const parquet = duckdb ? await ensureTransfersParquet(dbPath, rowCount) : null;
 
 if (only.has("exports") || only.has("memory") || only.has("responsiveness") || only.has("small") || only.has("fresh")) {
   const starters = Object.fromEntries(
     (["A", "B"] as const).map((side) => {
       const dir = freshDir(`ab-free-${side}`);
-      const config = {
-        database: { sqlite: dbPath },
-        ledger: { path: join(dir, "ledger.sqlite") },
-        limits: LIMITS,
-        tables: [{ name: "transfers" }, { name: "transfers_1k" }, { name: "wide_transfers" }, { name: "mixed_transfers" }],
-      };
+      const config =
+        parquet === null
+          ? {
+              database: { sqlite: dbPath },
+              ledger: { path: join(dir, "ledger.sqlite") },
+              limits: LIMITS,
+              tables: [{ name: "transfers" }, { name: "transfers_1k" }, { name: "wide_transfers" }, { name: "mixed_transfers" }],
+            }
+          : { databases: { lake: { duckdb: ":memory:" } }, ledger: { path: join(dir, "ledger.sqlite") }, limits: LIMITS, tables: [{ name: "transfers", files: parquet.glob }] };
       const path = writeConfig(dir, config);
       return [side, () => startArrow402(path, roots[side])];
     }),
@@ -125,18 +138,18 @@ if (only.has("exports") || only.has("memory") || only.has("responsiveness") || o
         for (const side of ["A", "B"] as const) await readArrow(queryUrl(servers[side].url, table.sql), { expectedRows: table.rows });
         const scans: number[] = [];
         const times = await alternate(runs, async (side, round) => {
-          if (side === (round % 2 === 0 ? "A" : "B")) scans.push(await bareScanMs(dbPath, table.sql, table.rows));
+          if (!duckdb && side === (round % 2 === 0 ? "A" : "B")) scans.push(await bareScanMs(dbPath, table.sql, table.rows));
           Bun.gc(true);
           return (await readArrow(queryUrl(servers[side].url, table.sql), { expectedRows: table.rows })).totalMs;
         });
-        const scan = median(scans);
+        const scan = duckdb ? 0 : median(scans);
         figures.push({
           item: "2",
           figure: `${table.label}: export read + decoded`,
           higherIsBetter: false,
           unit: msUnit,
           ...times,
-          note: `in-process scan ${msUnit(scan)}: A ${(median(times.A) / scan).toFixed(2)}×, B ${(median(times.B) / scan).toFixed(2)}× the scan`,
+          ...(duckdb ? {} : { note: `in-process scan ${msUnit(scan)}: A ${(median(times.A) / scan).toFixed(2)}×, B ${(median(times.B) / scan).toFixed(2)}× the scan` }),
         });
       }
     }
