@@ -15,10 +15,9 @@
  */
 import type { DataChunk, Vector } from "@duckdb/node-bindings";
 import { isUtf8 } from "node:buffer";
-import { ValueDoesNotFit, type BatchBuffer, type ColumnPlan } from "../../arrow/columns.ts";
+import { builtBatch, flatPlan, Growing, Nulls, utf8Plan } from "../../arrow/built-columns.ts";
+import { ValueDoesNotFit, type ColumnPlan } from "../../arrow/columns.ts";
 import type { EncoderColumn } from "../../arrow/encode.ts";
-import { fitProblem } from "../../arrow/fit.ts";
-import { recordBatchMessage } from "../../arrow/ipc.ts";
 import type { DuckDBBindings as DuckBindings } from "./native-library.ts";
 import type { DuckColumnType } from "./types.ts";
 import { dateMisfit, timestampMisfit } from "./values.ts";
@@ -91,13 +90,7 @@ export class ArrowChunks {
    * as arrow/encode.ts firstMisfit names it).
    */
   batch(rows: number, firstRowIndex: number): Uint8Array {
-    for (let c = 0; c < this.builders.length; c++) {
-      const at = this.builders[c]!.firstNull;
-      if (at >= 0 && !this.encoder[c]!.nullable) {
-        throw new ValueDoesNotFit(c, firstRowIndex + at, fitProblem(this.encoder[c]!.kind, null, { nullable: false }) ?? "NULL");
-      }
-    }
-    return recordBatchMessage(rows, this.builders.map((builder) => builder.plan()));
+    return builtBatch(this.builders, this.encoder, rows, firstRowIndex);
   }
 }
 
@@ -118,44 +111,10 @@ function chunkNulls(bindings: DuckBindings, vector: Vector, count: number): numb
   return nulls;
 }
 
-/**
- * Bytes that grow by doubling, kept from batch to batch. They start small: a 10-row answer must not
- * pay for zeroing a large buffer per column.
- */
-class Growing {
-  bytes = new Uint8Array(256);
-
-  ensure(length: number): void {
-    if (length <= this.bytes.length) return;
-    let size = this.bytes.length * 2;
-    while (size < length) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.bytes);
-    this.bytes = next;
-  }
+/** A chunk's NULL rows, `at` rows into the batch. */
+function addNulls(nulls: Nulls, chunkNulls: readonly number[], at: number): void {
+  for (const row of chunkNulls) nulls.rows.push(at + row);
 }
-
-/** A batch's NULL rows, written as the encoder writes its validity bitmap (every bit set, then the NULLs cleared). */
-class Nulls {
-  rows: number[] = [];
-
-  get first(): number {
-    return this.rows.length > 0 ? this.rows[0]! : -1;
-  }
-
-  add(chunkNulls: readonly number[], at: number): void {
-    for (const row of chunkNulls) this.rows.push(at + row);
-  }
-
-  write(out: BatchBuffer, at: number, length: number): number {
-    if (length === 0) return this.rows.length;
-    out.bytes.fill(0xff, at, at + length);
-    for (const row of this.rows) out.bytes[at + (row >> 3)]! &= ~(1 << (row & 7));
-    return this.rows.length;
-  }
-}
-
-const validityLength = (rows: number, nullable: boolean) => (nullable ? (rows + 7) >> 3 : 0);
 
 /** Checks the `count` values at byte `at` of `bytes` (NULLs zeroed), throwing a refusal with values.ts's message. */
 type ValueCheck = (bytes: Uint8Array, at: number, count: number, column: number, firstRowIndex: number) => void;
@@ -210,25 +169,15 @@ class FixedBuilder implements ColumnBuilder {
     // A NULL's slot holds whatever DuckDB left there; the encoder leaves it as the zeroed message buffer has it.
     for (const row of nulls) bytes.fill(0, at + row * width, at + (row + 1) * width);
     this.check?.(bytes, at, count, column, firstRowIndex);
-    this.nulls.add(nulls, this.n);
+    addNulls(this.nulls, nulls, this.n);
     this.n += count;
   }
 
   plan(): ColumnPlan {
-    const rows = this.n;
-    const nulls = this.nulls;
-    const data = this.data.bytes;
-    const validity = validityLength(rows, this.nullable);
-    const length = rows * this.width;
+    const plan = flatPlan(this.n, this.nullable, this.nulls, this.data.bytes, this.n * this.width);
     this.n = 0;
     this.nulls = new Nulls();
-    return {
-      lengths: [validity, length],
-      write(out, positions, first) {
-        out.bytes.set(data.subarray(0, length), positions[first + 1]!);
-        return nulls.write(out, positions[first]!, validity);
-      },
-    };
+    return plan;
   }
 }
 
@@ -259,25 +208,15 @@ class BoolBuilder implements ColumnBuilder {
       if (skip < nulls.length && nulls[skip] === r) skip++;
       else if (values[r] !== 0) bits[row >> 3]! |= 1 << (row & 7);
     }
-    this.nulls.add(nulls, this.n);
+    addNulls(this.nulls, nulls, this.n);
     this.n += count;
   }
 
   plan(): ColumnPlan {
-    const rows = this.n;
-    const nulls = this.nulls;
-    const data = this.data.bytes;
-    const validity = validityLength(rows, this.nullable);
-    const length = (rows + 7) >> 3;
+    const plan = flatPlan(this.n, this.nullable, this.nulls, this.data.bytes, (this.n + 7) >> 3);
     this.n = 0;
     this.nulls = new Nulls();
-    return {
-      lengths: [validity, length],
-      write(out, positions, first) {
-        out.bytes.set(data.subarray(0, length), positions[first + 1]!);
-        return nulls.write(out, positions[first]!, validity);
-      },
-    };
+    return plan;
   }
 }
 
@@ -332,7 +271,7 @@ class Utf8Builder implements ColumnBuilder {
       offsets[this.n + r + 1] = end;
     }
     this.end = end;
-    this.nulls.add(nulls, this.n);
+    addNulls(this.nulls, nulls, this.n);
     this.n += count;
   }
 
@@ -344,18 +283,11 @@ class Utf8Builder implements ColumnBuilder {
     let bytes = this.end;
     // DuckDB's text is UTF-8 as it checks it; the values path decodes it replacing what is not (U+FFFD), and so does this.
     if (!isUtf8(data.subarray(0, bytes))) ({ data, offsets, bytes } = replaced(data, offsets, rows));
-    const validity = validityLength(rows, this.nullable);
+    const plan = utf8Plan(rows, this.nullable, nulls, offsets, data, bytes);
     this.n = 0;
     this.end = 0;
     this.nulls = new Nulls();
-    return {
-      lengths: [validity, (rows + 1) * 4, bytes],
-      write(out, positions, first) {
-        out.words.set(offsets.subarray(0, rows + 1), positions[first + 1]! >> 2);
-        out.bytes.set(data.subarray(0, bytes), positions[first + 2]!);
-        return nulls.write(out, positions[first]!, validity);
-      },
-    };
+    return plan;
   }
 }
 

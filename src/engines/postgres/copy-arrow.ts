@@ -12,10 +12,9 @@
  * decoding, a NULL in a NOT NULL column when the batch is encoded, as the encoder finds it.
  */
 import { isUtf8 } from "node:buffer";
-import { ValueDoesNotFit, type BatchBuffer, type ColumnPlan } from "../../arrow/columns.ts";
+import { builtBatch, flatPlan, Growing, Nulls, utf8Plan } from "../../arrow/built-columns.ts";
+import type { ColumnPlan } from "../../arrow/columns.ts";
 import type { EncoderColumn } from "../../arrow/encode.ts";
-import { fitProblem } from "../../arrow/fit.ts";
-import { recordBatchMessage } from "../../arrow/ipc.ts";
 import type { ArrowFrame } from "../pulled-read.ts";
 import { Refusal } from "./value-refusal.ts";
 import { timestamp, WireMismatch } from "./decode-values.ts";
@@ -83,63 +82,13 @@ export function columnBuilders(columns: readonly DecodeColumn[], encoder: readon
  * column, then its first row, as firstMisfit names it).
  */
 export function arrowBatch(builders: ColumnBuilder[], encoder: readonly EncoderColumn[], rows: number, firstRowIndex: number, frame?: ArrowFrame): Uint8Array {
-  for (let c = 0; c < builders.length; c++) {
-    const at = builders[c]!.firstNull;
-    if (at >= 0 && !encoder[c]!.nullable) {
-      throw new ValueDoesNotFit(c, firstRowIndex + at, fitProblem(encoder[c]!.kind, null, { nullable: false }) ?? "NULL");
-    }
-  }
-  return recordBatchMessage(rows, builders.map((builder) => builder.plan()), frame);
+  return builtBatch(builders, encoder, rows, firstRowIndex, frame);
 }
 
 function fixed(name: string, expected: number, len: number): void {
   if (len !== expected) throw new WireMismatch(`a ${len}-byte value where ${name} has ${expected} bytes`);
 }
 
-/**
- * Bytes that grow by doubling, kept from batch to batch. They start small: a 10-row answer must not
- * pay for zeroing a large buffer per column.
- */
-class Growing {
-  bytes: Uint8Array;
-  view: DataView;
-
-  constructor() {
-    // Views over an ArrayBuffer made first: asking a typed array for its `.buffer` is slow in JSC (arrow/columns.ts BatchBuffer).
-    const buffer = new ArrayBuffer(256);
-    this.bytes = new Uint8Array(buffer);
-    this.view = new DataView(buffer);
-  }
-
-  ensure(length: number): void {
-    if (length <= this.bytes.length) return;
-    let size = this.bytes.length * 2;
-    while (size < length) size *= 2;
-    const buffer = new ArrayBuffer(size);
-    const next = new Uint8Array(buffer);
-    next.set(this.bytes);
-    this.bytes = next;
-    this.view = new DataView(buffer);
-  }
-}
-
-/** Rows of a batch that are NULL, as the validity bitmap the encoder writes (every bit set, then the NULLs cleared). */
-class Nulls {
-  rows: number[] = [];
-
-  get first(): number {
-    return this.rows.length > 0 ? this.rows[0]! : -1;
-  }
-
-  write(out: BatchBuffer, at: number, length: number): number {
-    if (length === 0) return this.rows.length;
-    out.bytes.fill(0xff, at, at + length);
-    for (const row of this.rows) out.bytes[at + (row >> 3)]! &= ~(1 << (row & 7));
-    return this.rows.length;
-  }
-}
-
-const validityLength = (rows: number, nullable: boolean) => (nullable ? (rows + 7) >> 3 : 0);
 
 /** Writes one value's wire bytes at `at` of `out`, little-endian; throws Refusal or WireMismatch. */
 type FixedWrite = (out: DataView, at: number, dv: DataView, pos: number, len: number) => void;
@@ -228,20 +177,10 @@ class FixedBuilder implements ColumnBuilder {
   }
 
   plan(): ColumnPlan {
-    const rows = this.n;
-    const nulls = this.nulls;
-    const data = this.data.bytes;
-    const validity = validityLength(rows, this.nullable);
-    const length = rows * this.width;
+    const plan = flatPlan(this.n, this.nullable, this.nulls, this.data.bytes, this.n * this.width);
     this.n = 0;
     this.nulls = new Nulls();
-    return {
-      lengths: [validity, length],
-      write(out, positions, first) {
-        out.bytes.set(data.subarray(0, length), positions[first + 1]!);
-        return nulls.write(out, positions[first]!, validity);
-      },
-    };
+    return plan;
   }
 }
 
@@ -277,20 +216,10 @@ class BoolBuilder implements ColumnBuilder {
   }
 
   plan(): ColumnPlan {
-    const rows = this.n;
-    const nulls = this.nulls;
-    const data = this.data.bytes;
-    const validity = validityLength(rows, this.nullable);
-    const length = (rows + 7) >> 3;
+    const plan = flatPlan(this.n, this.nullable, this.nulls, this.data.bytes, (this.n + 7) >> 3);
     this.n = 0;
     this.nulls = new Nulls();
-    return {
-      lengths: [validity, length],
-      write(out, positions, first) {
-        out.bytes.set(data.subarray(0, length), positions[first + 1]!);
-        return nulls.write(out, positions[first]!, validity);
-      },
-    };
+    return plan;
   }
 }
 
@@ -351,22 +280,10 @@ class Utf8Builder implements ColumnBuilder {
   }
 
   plan(): ColumnPlan {
-    const rows = this.n;
-    const nulls = this.nulls;
-    const data = this.data.bytes;
-    const offsets = this.offsets;
-    const bytes = this.end;
-    const validity = validityLength(rows, this.nullable);
+    const plan = utf8Plan(this.n, this.nullable, this.nulls, this.offsets, this.data.bytes, this.end);
     this.n = 0;
     this.end = 0;
     this.nulls = new Nulls();
-    return {
-      lengths: [validity, (rows + 1) * 4, bytes],
-      write(out, positions, first) {
-        out.words.set(offsets.subarray(0, rows + 1), positions[first + 1]! >> 2);
-        out.bytes.set(data.subarray(0, bytes), positions[first + 2]!);
-        return nulls.write(out, positions[first]!, validity);
-      },
-    };
+    return plan;
   }
 }
