@@ -225,7 +225,12 @@ const utf8Encoder = new TextEncoder();
 
 /**
  * VARCHAR vectors hold a 16-byte string_t per value: its length, then the bytes themselves when
- * they are 12 or fewer, else a pointer to them (read through the driver, one call per value).
+ * they are 12 or fewer, else a pointer to them, read through the driver. A call per value was a
+ * quarter of the server's time under four exports; but a chunk's longer strings mostly lie one
+ * right after the other (a Parquet page's, a string heap's: ~5 runs per 2,048 values), so a run of
+ * strings each starting where the one before ends is read with one call. The run's bytes are
+ * exactly its strings' own, which DuckDB keeps readable while the chunk lives: nothing between or
+ * around them is read.
  */
 class Utf8Builder implements ColumnBuilder {
   private data = new Growing();
@@ -257,19 +262,42 @@ class Utf8Builder implements ColumnBuilder {
     const offsets = this.offsets;
     let skip = 0;
     let end = this.end;
+    // The run of out-of-line strings not yet read: where its first pointer sits in `strings`, the
+    // address just past its last byte (pointers as doubles: exact below 2^53), its bytes, and where they go.
+    let runAt = -1;
+    let runEndAddress = 0;
+    let runBytes = 0;
+    let runOut = 0;
+    const readRun = () => {
+      this.data.bytes.set(this.bindings.get_data_from_pointer(strings.buffer as ArrayBuffer, strings.byteOffset + runAt + 8, runBytes), runOut);
+      runAt = -1;
+    };
     for (let r = 0; r < count; r++) {
       if (skip < nulls.length && nulls[skip] === r) skip++;
       else {
         const at = r * 16;
         const length = view.getUint32(at, true);
         this.data.ensure(end + length);
-        const out = this.data.bytes;
-        if (length <= 12) for (let i = 0; i < length; i++) out[end + i] = strings[at + 4 + i]!;
-        else out.set(this.bindings.get_data_from_pointer(strings.buffer as ArrayBuffer, strings.byteOffset + at + 8, length), end);
+        if (length <= 12) {
+          if (length > 0 && runAt >= 0) readRun();
+          const out = this.data.bytes;
+          for (let i = 0; i < length; i++) out[end + i] = strings[at + 4 + i]!;
+        } else {
+          const address = view.getUint32(at + 12, true) * 4_294_967_296 + view.getUint32(at + 8, true);
+          if (runAt >= 0 && address === runEndAddress) runBytes += length;
+          else {
+            if (runAt >= 0) readRun();
+            runAt = at;
+            runBytes = length;
+            runOut = end;
+          }
+          runEndAddress = address + length;
+        }
         end += length;
       }
       offsets[this.n + r + 1] = end;
     }
+    if (runAt >= 0) readRun();
     this.end = end;
     addNulls(this.nulls, nulls, this.n);
     this.n += count;
