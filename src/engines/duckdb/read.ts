@@ -65,6 +65,8 @@ export function duckError(error: unknown): Error {
 }
 
 export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOptions): Promise<DuckRead> {
+  // Loaded before the connection opens: a binding that fails to load leaves nothing to release.
+  const arrow = options.arrow === undefined || options.misfit !== undefined ? undefined : { encoder: options.arrow, bindings: await loadDuckDBBindings() };
   const connection = await instance.connect();
   let stopped: unknown = null;
   let closed = false;
@@ -147,7 +149,6 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
     clearTimeout(timer);
   }
 
-  const arrow = options.arrow === undefined || options.misfit !== undefined ? undefined : { encoder: options.arrow, bindings: await loadDuckDBBindings() };
   /** The chunks' Arrow columns (arrow-chunks.ts), once the first chunk showed they can be; null: values of each row. */
   let direct: ArrowChunks | null | undefined = arrow === undefined ? null : undefined;
 
