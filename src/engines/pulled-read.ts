@@ -25,12 +25,12 @@ export interface PulledBatches {
    * in the result; or, for an Arrow answer an engine encoded itself (postgres/copy-arrow.ts), the
    * batch's message in `arrow` and its row count in `length` (`rows` then empty).
    */
-  readonly batches: AsyncIterable<Batch>;
+  readonly batches: AsyncIterable<PulledBatch>;
   /** Stops the read if it still runs; resolves once its connection is released. */
   close(reason?: unknown): Promise<void>;
 }
 
-type Batch = { rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number; whole?: boolean };
+export type PulledBatch = { rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number; whole?: boolean };
 
 /** An Arrow stream's schema message and end-of-stream marker (arrowFrame). */
 export interface ArrowFrame {
@@ -43,7 +43,7 @@ export interface ArrowFrame {
  * against the transport's cap (`tally.valueBytes`, up to `maxBytes`): what PulledRead sends and
  * wholeResult keeps.
  */
-function encodeBatch(encoder: ReturnType<OutputFormat["create"]>, batch: Batch, tally: { valueBytes: number }, maxBytes: number): Uint8Array {
+function encodeBatch(encoder: ReturnType<OutputFormat["create"]>, batch: PulledBatch, tally: { valueBytes: number }, maxBytes: number): Uint8Array {
   if (batch.arrow !== undefined) return batch.arrow;
   for (const row of batch.rows) tally.valueBytes += bytesOfValues(row);
   if (tally.valueBytes > maxBytes) throw new ResultTooLarge("the values passed the transport's cap");
@@ -131,7 +131,7 @@ export class PulledRead extends ResultStream {
  * the stream, queue and timer a pulled read needs. The same chunks PulledRead would send; the same
  * refusals (a value that does not fit, the transport's cap on values).
  */
-export function wholeResult(batches: readonly Batch[], query: ValidatedQuery, format: OutputFormat, options: ReadOptions): QueryResult {
+export function wholeResult(batches: readonly PulledBatch[], query: ValidatedQuery, format: OutputFormat, options: ReadOptions): QueryResult {
   // Batches an engine encoded itself are Arrow (postgres/copy-arrow.ts): the answer is the query's
   // schema message, their messages and the end marker, in one buffer.
   if (format.name === "arrow" && batches.every((batch) => batch.arrow !== undefined)) {

@@ -12,7 +12,7 @@ import type { DuckDBConnection, DuckDBDataChunk, DuckDBInstance, DuckDBResult } 
 import type { EncoderColumn, ValueDoesNotFit } from "../../arrow/encode.ts";
 import { BadRequestError } from "../../errors.ts";
 import { timeLimitError } from "../../results/time-budget.ts";
-import type { PulledBatches } from "../pulled-read.ts";
+import type { PulledBatch, PulledBatches } from "../pulled-read.ts";
 import { ArrowChunks } from "./arrow-chunks.ts";
 import { chunkRead } from "./collect.ts";
 import { firstLine } from "./database.ts";
@@ -53,11 +53,8 @@ export interface DuckReadOptions {
 
 export interface DuckRead extends PulledBatches {
   readonly count: number | null;
-  readonly batches: AsyncGenerator<DuckBatch, void, undefined>;
+  readonly batches: AsyncGenerator<PulledBatch, void, undefined>;
 }
-
-/** A batch's rows as values, or (an Arrow answer, arrow-chunks.ts) its record-batch message and row count. */
-type DuckBatch = { rows: unknown[][]; firstRowIndex: number; arrow?: Uint8Array; length?: number };
 
 /** An error of the driver's, as our own: its first line (DuckDB adds hints and context lines), naming the engine. */
 export function duckError(error: unknown): Error {
@@ -152,14 +149,14 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
   /** The chunks' Arrow columns (arrow-chunks.ts), once the first chunk showed they can be; null: values of each row. */
   let direct: ArrowChunks | null | undefined = arrow === undefined ? null : undefined;
 
-  async function* batches(): AsyncGenerator<DuckBatch, void, undefined> {
+  async function* batches(): AsyncGenerator<PulledBatch, void, undefined> {
     let firstRowIndex = 0;
     /** Rows of chunks not yet handed over (as values, or in `direct`'s columns), gathered since `gatheredSince`. */
     let gathered: unknown[][] = [];
     let gatheredRows = 0;
     let gatheredSince = 0;
-    const take = (): DuckBatch => {
-      const batch: DuckBatch = direct === null ? { rows: gathered, firstRowIndex } : { rows: [], arrow: direct!.batch(gatheredRows, firstRowIndex), length: gatheredRows, firstRowIndex };
+    const take = (): PulledBatch => {
+      const batch: PulledBatch = direct === null ? { rows: gathered, firstRowIndex } : { rows: [], arrow: direct!.batch(gatheredRows, firstRowIndex), length: gatheredRows, firstRowIndex };
       firstRowIndex += gatheredRows;
       gathered = [];
       gatheredRows = 0;
