@@ -179,7 +179,9 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
           const first = gatheredRows === 0;
           if (direct === null) {
             const converted = chunkRows(chunk!, options.types, firstRowIndex + gatheredRows, options.misfit);
-            for (const row of converted) gathered.push(row);
+            // A chunk that starts a batch is the batch's rows as they are (a full chunk goes alone).
+            if (gatheredRows === 0) gathered = converted;
+            else for (const row of converted) gathered.push(row);
           } else direct.append(chunk!.chunk, count, firstRowIndex + gatheredRows);
           gatheredRows += count;
           // The values are JavaScript's (or the batch's) now: reset() lets the chunk's string heap and
