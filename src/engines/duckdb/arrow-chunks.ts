@@ -100,7 +100,7 @@ function chunkNulls(bindings: DuckBindings, vector: Vector, count: number): numb
   // No mask: every value is valid.
   const mask = bindings.vector_get_validity(vector, Math.ceil(count / 64) * 8) as Uint8Array | null;
   if (!mask) return nulls;
-  for (let byte = 0; byte < count >> 3 || (byte === count >> 3 && (count & 7) !== 0); byte++) {
+  for (let byte = 0; byte < (count + 7) >> 3; byte++) {
     const bits = mask[byte]!;
     if (bits === 0xff) continue;
     for (let bit = 0; bit < 8; bit++) {
