@@ -13,8 +13,8 @@ import type { EncoderColumn, ValueDoesNotFit } from "../../arrow/encode.ts";
 import { BadRequestError } from "../../errors.ts";
 import { timeLimitError } from "../../results/time-budget.ts";
 import type { PulledBatch, PulledBatches } from "../pulled-read.ts";
+import { bytesRead } from "../paced-collection.ts";
 import { ArrowChunks } from "./arrow-chunks.ts";
-import { chunkRead } from "./collect.ts";
 import { firstLine } from "./database.ts";
 import { loadDuckDBBindings } from "./native-library.ts";
 import type { DuckColumnType } from "./types.ts";
@@ -30,6 +30,12 @@ import { chunkRows } from "./values.ts";
  */
 const BATCH_ROWS = 2048;
 const BATCH_WAIT_MS = 100;
+/**
+ * A DuckDB vector's bytes per value as paced-collection.ts counts them, alike for every type: 8 for
+ * a number or a date, a string's 16-byte header and its text beyond 12 bytes; 16 on average is
+ * close enough to pace by.
+ */
+const VECTOR_BYTES_PER_VALUE = 16;
 
 /** A result this small, read whole before its first row is sent, needs no count of its own (below). */
 const COUNTED_ROWS = 16_384;
@@ -186,9 +192,9 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
           gatheredRows += count;
           // The values are JavaScript's (or the batch's) now: reset() lets the chunk's string heap and
           // the blocks it pins go at once; its vectors wait for its finalizer, which collections paced
-          // by the chunks read bring (collect.ts, BENCHMARKS.md item 8, memory).
+          // by the chunks read bring (paced-collection.ts, BENCHMARKS.md item 8, memory).
           chunk!.reset();
-          chunkRead(count, options.types.length);
+          bytesRead(count * Math.max(options.types.length, 1) * VECTOR_BYTES_PER_VALUE);
           if (first && (count >= BATCH_ROWS || firstRowIndex === 0)) {
             yield take();
             continue;

@@ -20,6 +20,7 @@
  */
 import type { ReservedSQL, SQL } from "bun";
 import { timeLimitError } from "../../results/time-budget.ts";
+import { bytesRead } from "../paced-collection.ts";
 import { BinaryCopyDecoder, type CopyDecoderOptions, type DecodedBatch } from "./copy-binary.ts";
 import type { DecodeColumn } from "./types.ts";
 
@@ -228,6 +229,8 @@ export async function openPgRead(sql: SQL, options: PgReadOptions): Promise<PgRe
         const failed = copyError();
         if (failed !== undefined) throw failure(failed);
         if (chunk.done) break;
+        // What earlier chunks were decoded into is garbage once sent (paced-collection.ts).
+        bytesRead(chunk.value.byteLength);
         for (const batch of decoder.push(chunk.value)) {
           yield batch;
           throwIfStopped();
@@ -286,6 +289,7 @@ export async function readPgWhole(
       const chunk = await reader.read();
       if (timedOut) throw timeLimitError(options.timeoutMs);
       if (chunk.done) break;
+      bytesRead(chunk.value.byteLength);
       for (const batch of options.decoder.push(chunk.value)) {
         batches.push(batch);
         if (options.enough(batch)) return null;

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { SQL } from "bun";
 import { readFileSync } from "node:fs";
 import { timeLimitError } from "../../../src/results/time-budget.ts";
+import { COLLECT_AFTER_BYTES, pacedCollections } from "../../../src/engines/paced-collection.ts";
 import { openPgRead, readPgWhole, type PgReadOptions } from "../../../src/engines/postgres/read.ts";
 import { BinaryCopyDecoder, type DecodedBatch } from "../../../src/engines/postgres/copy-binary.ts";
 import { PgValueRefused } from "../../../src/engines/postgres/value-refusal.ts";
@@ -379,6 +380,20 @@ describe("memory", () => {
     const grownMb = (peak - before) / 1024 / 1024;
     console.log(`1M rows: the live heap grew by ${grownMb.toFixed(0)} MB at most during the read`);
     expect(grownMb).toBeLessThan(64);
+  });
+
+  test.each([
+    ["a pulled read", async () => {
+      for await (const _ of (await openPgRead(pool, options())).batches);
+    }],
+    ["a small read read whole", async () => {
+      await readPgWhole(pool, { select, timeoutMs: 30_000, decoder: new BinaryCopyDecoder(columns), enough: () => false });
+    }],
+  ] as const)("%s spends the process's collection budget with the COPY bytes it reads", async (_name, read) => {
+    // events is ~14 MB on the wire: at least COLLECT_AFTER_BYTES three times over.
+    const before = pacedCollections();
+    await read();
+    expect(pacedCollections() - before).toBeGreaterThanOrEqual(Math.floor((10 * 1024 * 1024) / COLLECT_AFTER_BYTES));
   });
 });
 
