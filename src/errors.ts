@@ -43,14 +43,14 @@ export class TooManyRowsError extends BadRequestError {
 
 /**
  * 400 text/plain: the one answer to any query failure after /verify on a table whose quotes tell
- * nothing about the data (DESIGN.md §17): the time limit, an error on a value, a misfit value, a
- * result too large for the transport. One text, sent no earlier than the time limit would have
+ * nothing about the data (DESIGN.md §17): the time limit, an error on a value, a misfit value, the
+ * source's memory, a result too large for the transport. One text, sent no earlier than the time limit would have
  * expired, so neither the words nor the moment tell which failure it was, or what the data holds.
  */
 export class PaidQueryFailedError extends BadRequestError {
   constructor(timeLimitMs: number) {
     super(
-      `The query did not complete: it ran past the ${timeLimitMs} ms time limit, failed on a value it read, or its result was too large to deliver here. ` +
+      `The query did not complete: it ran past the ${timeLimitMs} ms time limit, failed on a value it read, needed more memory than its source allows, or its result was too large to deliver here. ` +
         "Nothing was charged. On this table every failure after payment gets this one answer: narrow the WHERE, lower the LIMIT or simplify the expressions, then retry",
     );
   }

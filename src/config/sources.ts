@@ -8,7 +8,7 @@
  */
 import { resolve } from "node:path";
 import { checkPostgresUrl } from "./ledger.ts";
-import { describeKind, isRecord, type Problems } from "./problems.ts";
+import { describeKind, isRecord, type ConfigPath, type Problems } from "./problems.ts";
 import { resolveTableFiles } from "./table-files.ts";
 import type { SourceConfig, TableConfig } from "./types.ts";
 
@@ -18,11 +18,19 @@ export const MAIN_SOURCE = "main";
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const DEFAULT_SCHEMA = "public";
 const DEFAULT_MAX_CONNECTIONS = 8;
+/**
+ * DuckDB's memory_limit for a source unless `memory_limit_mb` says otherwise. DuckDB's own default
+ * is 80% of the machine's memory, and one free `ORDER BY … LIMIT 1000000` over a 10M-row Parquet
+ * file took ~900 MB: with a limit, sorts spill to the temporary folder or the query is refused.
+ */
+export const DEFAULT_DUCKDB_MEMORY_LIMIT_MB = 1024;
+/** Below this, a DuckDB source cannot read a Parquet row group of DuckDB's default size. */
+const MIN_DUCKDB_MEMORY_LIMIT_MB = 64;
 const PG_EXAMPLE = "postgres://reader:${PG_PASSWORD}@db.internal:5432/market";
 const KEYS: Record<SourceConfig["engine"], string[]> = {
   sqlite: ["sqlite"],
   postgres: ["postgres", "schema", "max_connections"],
-  duckdb: ["duckdb"],
+  duckdb: ["duckdb", "memory_limit_mb", "threads"],
 };
 const ENGINES_WRITTEN = "sqlite: <path>, postgres: <url> or duckdb: <path>";
 /** A DuckDB source with no database file: its tables are all served from files. */
@@ -75,7 +83,12 @@ function resolveSource(name: string, entry: unknown, baseDir: string, problems: 
     return undefined;
   }
   if (engine === "sqlite") return { engine, path: resolve(baseDir, value) };
-  if (engine === "duckdb") return { engine, path: value === DUCKDB_MEMORY ? DUCKDB_MEMORY : resolve(baseDir, value) };
+  if (engine === "duckdb") {
+    const memoryLimitMb = wholeNumber(entry, "memory_limit_mb", MIN_DUCKDB_MEMORY_LIMIT_MB, at, problems, "megabytes, e.g. 1024");
+    const threads = wholeNumber(entry, "threads", 1, at, problems, "threads, e.g. 2");
+    if (memoryLimitMb === undefined || threads === undefined) return undefined;
+    return { engine, path: value === DUCKDB_MEMORY ? DUCKDB_MEMORY : resolve(baseDir, value), memoryLimitMb: memoryLimitMb ?? DEFAULT_DUCKDB_MEMORY_LIMIT_MB, threads };
+  }
   if (!checkPostgresUrl(value, [...at, engine], problems, PG_EXAMPLE)) return undefined;
   const schema = entry.schema ?? DEFAULT_SCHEMA;
   if (typeof schema !== "string" || schema === "") {
@@ -88,6 +101,15 @@ function resolveSource(name: string, entry: unknown, baseDir: string, problems: 
     return undefined;
   }
   return { engine, url: value, schema, maxConnections: max };
+}
+
+/** An optional whole-number setting of a source: its value, null when absent, undefined (a problem added) when not a whole number of at least `min`. */
+function wholeNumber(entry: Record<string, unknown>, key: string, min: number, at: ConfigPath, problems: Problems, example: string): number | null | undefined {
+  const value = entry[key];
+  if (value === undefined) return null;
+  if (typeof value === "number" && Number.isInteger(value) && value >= min) return value;
+  problems.add([...at, key], `got ${describeKind(value)}; write a whole number of at least ${min} (${example})`);
+  return undefined;
 }
 
 /** Checks each table's `database:`, `source:` and `files:` against the sources; fills in their defaults. */

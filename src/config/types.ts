@@ -24,6 +24,10 @@ export type SourceConfig =
       engine: "duckdb";
       /** Absolute path of a DuckDB database file, opened read-only, or ":memory:" (tables from files only). */
       path: string;
+      /** DuckDB's memory_limit for the source, shared by its queries running at once (MiB). */
+      memoryLimitMb: number;
+      /** DuckDB's worker threads; null: DuckDB's default, one per core. */
+      threads: number | null;
     };
 export type Network = `eip155:${number}`;
 

@@ -36,7 +36,10 @@ function openEngine(name: string, source: SourceConfig, config: Config, options:
     case "postgres":
       return new PostgresEngine({ name, url: source.url, schema: source.schema, maxConnections: source.maxConnections }, config.limits);
     case "duckdb":
-      return new DuckDBEngine({ name, path: source.path, tables: config.tables.filter((table) => table.database === name) }, config.limits);
+      return new DuckDBEngine(
+        { name, path: source.path, tables: config.tables.filter((table) => table.database === name), settings: { memoryLimitMb: source.memoryLimitMb, threads: source.threads } },
+        config.limits,
+      );
   }
 }
 

@@ -97,14 +97,17 @@ describe("DuckDB sources and tables served from files", () => {
 
   test("duckdb: a file (resolved) or :memory:; files: globs expanded once, sorted, the format by extension", () => {
     const config = inDir(
-      withSources({ lake: { duckdb: ":memory:" }, wh: { duckdb: "./wh.duckdb" } }, [
+      withSources({ lake: { duckdb: ":memory:" }, wh: { duckdb: "./wh.duckdb", memory_limit_mb: 256, threads: 1 } }, [
         { name: "swaps", database: "lake", files: "./lake/*.parquet" },
         { name: "trades", database: "lake", files: "lake/trades.csv" },
         { name: "events", database: "lake", files: "./lake/events.ndjson" },
         { name: "pairs", database: "wh", source: "main.pairs" },
       ]),
     );
-    expect(config.databases).toEqual({ lake: { engine: "duckdb", path: ":memory:" }, wh: { engine: "duckdb", path: join(dir, "wh.duckdb") } });
+    expect(config.databases).toEqual({
+      lake: { engine: "duckdb", path: ":memory:", memoryLimitMb: 1024, threads: null },
+      wh: { engine: "duckdb", path: join(dir, "wh.duckdb"), memoryLimitMb: 256, threads: 1 },
+    });
     expect(config.tables.map((t) => [t.name, t.files?.format, t.files?.paths])).toEqual([
       ["swaps", "parquet", [join(dir, "lake", "a.parquet"), join(dir, "lake", "b.parquet")]],
       ["trades", "csv", [join(dir, "lake", "trades.csv")]],
@@ -124,6 +127,10 @@ describe("DuckDB sources and tables served from files", () => {
     ["a table of :memory: without files:", withSources({ l: { duckdb: ":memory:" } }, [{ name: "items" }]), "tables[0].files", "is required"],
     ["duckdb: empty", withSources({ l: { duckdb: "" } }), "databases.l.duckdb", "the path of a DuckDB file"],
     ["a setting of another engine", withSources({ l: { duckdb: ":memory:", schema: "x" } }, [{ name: "items", files: "./lake/a.parquet" }]), "databases.l.schema", "is not a setting of a duckdb source"],
+    ["memory_limit_mb below 64", withSources({ l: { duckdb: ":memory:", memory_limit_mb: 32 } }, [{ name: "items", files: "./lake/a.parquet" }]), "databases.l.memory_limit_mb", "got the number 32; write a whole number of at least 64 (megabytes"],
+    ["memory_limit_mb as text", withSources({ l: { duckdb: ":memory:", memory_limit_mb: "1GB" } }, [{ name: "items", files: "./lake/a.parquet" }]), "databases.l.memory_limit_mb", "write a whole number of at least 64"],
+    ["threads: 0", withSources({ l: { duckdb: ":memory:", threads: 0 } }, [{ name: "items", files: "./lake/a.parquet" }]), "databases.l.threads", "got the number 0; write a whole number of at least 1 (threads"],
+    ["threads: 1.5", withSources({ l: { duckdb: ":memory:", threads: 1.5 } }, [{ name: "items", files: "./lake/a.parquet" }]), "databases.l.threads", "write a whole number of at least 1"],
   ] as const)("%s", (_name, raw, path, fragment) => {
     expectProblem(problemsIn(raw), path, fragment);
   });

@@ -55,10 +55,20 @@ export interface OpenedDuckDB {
   viewProblems: Map<TableConfig, string>;
 }
 
+/** The source's own settings (`databases.<name>.memory_limit_mb`, `.threads`). */
+export interface DuckSettings {
+  /** DuckDB's memory_limit, shared by the source's queries running at once: past it a sort spills to temp_directory, or the query is refused. */
+  memoryLimitMb: number;
+  /** DuckDB's threads; null: DuckDB's default (one per core). */
+  threads: number | null;
+}
+
 /** Opens the source: the file attached read-only, one view per file-backed table, then the lockdown. */
-export async function openDuckDB(path: string, tables: readonly TableConfig[]): Promise<OpenedDuckDB> {
+export async function openDuckDB(path: string, tables: readonly TableConfig[], settings: DuckSettings): Promise<OpenedDuckDB> {
   const { DuckDBInstance } = await loadDuckDB();
   const instance = await DuckDBInstance.create(":memory:", {
+    memory_limit: `${settings.memoryLimitMb}MiB`,
+    ...(settings.threads === null ? {} : { threads: String(settings.threads) }),
     // Nothing is fetched or installed from the network, ever.
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",

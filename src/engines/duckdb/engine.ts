@@ -20,7 +20,7 @@ import type { Described, ReadOptions, StoredMisfit, TableEngine, TableSample } f
 import { compileFor, isRefusal, type PostgresQuery } from "../postgres/compile.ts";
 import { PulledRead } from "../pulled-read.ts";
 import { isBaseTable, readDuckColumns } from "./catalog.ts";
-import { firstLine, openDuckDB, relationOf, relationSql, type OpenedDuckDB } from "./database.ts";
+import { firstLine, openDuckDB, relationOf, relationSql, type DuckSettings, type OpenedDuckDB } from "./database.ts";
 import { DUCKDB_DIALECT } from "./dialect.ts";
 import { openDuckRead, queryValue } from "./read.ts";
 import { sampleDuckTable, scanDuckTable, type DuckRelation } from "./sample.ts";
@@ -33,6 +33,7 @@ export interface DuckSource {
   path: string;
   /** The source's tables in the config (their files: become views when the source opens). */
   tables: readonly TableConfig[];
+  settings: DuckSettings;
 }
 
 export interface DuckLimits {
@@ -58,7 +59,7 @@ export class DuckDBEngine implements TableEngine {
     private readonly limits: DuckLimits,
   ) {
     this.openedFiles = new Map(source.tables.flatMap((table) => (table.files === undefined ? [] : [[table.name.toLowerCase(), JSON.stringify(table.files.paths)]])));
-    this.opened = openDuckDB(source.path, source.tables).then((opened) => {
+    this.opened = openDuckDB(source.path, source.tables, source.settings).then((opened) => {
       if (this.closed) opened.instance.closeSync();
       else this.instance = opened.instance;
       return opened;
@@ -158,7 +159,7 @@ export class DuckDBEngine implements TableEngine {
   async count(query: ValidatedQuery): Promise<number> {
     const compiled = this.prepare(query);
     const { instance } = await this.ready();
-    return Number(await queryValue(instance, compiled.count, this.limits.queryTimeoutMs));
+    return Number(await queryValue(instance, compiled.count, this.limits.queryTimeoutMs, this.outOfMemory));
   }
 
   async read(query: ValidatedQuery, format: OutputFormat, options: ReadOptions): Promise<QueryResult> {
@@ -172,7 +173,7 @@ export class DuckDBEngine implements TableEngine {
     // An Arrow answer whose values are not counted (the transport's cap) is encoded from DuckDB's
     // vectors (arrow-chunks.ts); a capped one counts its values as every engine does (bytesOfValues).
     const arrow = format.name === "arrow" && options.maxBytes === null ? encoderColumns(query) : undefined;
-    const read = await openDuckRead(instance, { select: compiled.select, types, count, timeoutMs: this.limits.queryTimeoutMs, arrow });
+    const read = await openDuckRead(instance, { select: compiled.select, types, count, timeoutMs: this.limits.queryTimeoutMs, arrow, outOfMemory: this.outOfMemory });
     if (read.count !== null && read.count > this.limits.maxRows) {
       await read.close();
       throw new TooManyRowsError(read.count, this.limits.maxRows);
@@ -195,6 +196,16 @@ export class DuckDBEngine implements TableEngine {
     const { instance } = await this.ready();
     return scanDuckTable(instance, this.relationOf(table), misfit);
   }
+
+  /**
+   * A query that found no room within the source's memory_limit: the query's doing, as the time
+   * limit is (a 400 that says what to change; on a sealed table, the one answer after payment).
+   */
+  private readonly outOfMemory = () =>
+    new BadRequestError(
+      `The query needed more memory than the DuckDB source '${this.source.name}' allows (databases.${this.source.name}.memory_limit_mb: ${this.source.settings.memoryLimitMb} MiB, ` +
+        "shared by the queries running on it at once) and was stopped: add a WHERE condition or a smaller LIMIT (sorting many rows takes the most memory), or retry when fewer queries run",
+    );
 
   private relationOf(table: { name: string; config: TableConfig }): DuckRelation {
     const located = this.located.get(table.config);

@@ -53,6 +53,8 @@ export interface DuckReadOptions {
    * chunks whose columns arrow-chunks.ts takes come as record-batch messages, with no values.
    */
   arrow?: readonly EncoderColumn[];
+  /** The error for a read that ran out of the source's memory (memory_limit); by default DuckDB's own, as a 500. */
+  outOfMemory?: () => Error;
   /** A scan's: hears of each refused value (then null) instead of failing the read. */
   misfit?: (refused: ValueDoesNotFit) => void;
 }
@@ -62,9 +64,18 @@ export interface DuckRead extends PulledBatches {
   readonly batches: AsyncGenerator<PulledBatch, void, undefined>;
 }
 
-/** An error of the driver's, as our own: its first line (DuckDB adds hints and context lines), naming the engine. */
-export function duckError(error: unknown): Error {
-  return new Error(`DuckDB: ${firstLine(error)}`);
+/** DuckDB's words when a query finds no room within the source's memory_limit. */
+const OUT_OF_MEMORY = /^Out of Memory Error\b/;
+
+/**
+ * An error of the driver's, as our own: its first line (DuckDB adds hints and context lines), naming
+ * the engine; or, when DuckDB ran out of the source's memory, `outOfMemory`'s (the query's doing,
+ * as the time limit is).
+ */
+export function duckError(error: unknown, outOfMemory?: () => Error): Error {
+  const line = firstLine(error);
+  if (outOfMemory !== undefined && OUT_OF_MEMORY.test(line)) return outOfMemory();
+  return new Error(`DuckDB: ${line}`);
 }
 
 export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOptions): Promise<DuckRead> {
@@ -111,7 +122,7 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
       tracked.then(resolve, reject).finally(() => waiting.delete(reject));
     });
   };
-  const failure = (error: unknown) => (stopped !== null ? stopped : duckError(error));
+  const failure = (error: unknown) => (stopped !== null ? stopped : duckError(error, options.outOfMemory));
 
   let count: number | null = null;
   let result: DuckDBResult;
@@ -223,7 +234,7 @@ export async function openDuckRead(instance: DuckDBInstance, options: DuckReadOp
 }
 
 /** One statement's single value on a connection of its own, interrupted at `timeoutMs` (the answer does not wait for DuckDB to stop). */
-export async function queryValue(instance: DuckDBInstance, sql: string, timeoutMs: number): Promise<unknown> {
+export async function queryValue(instance: DuckDBInstance, sql: string, timeoutMs: number, outOfMemory?: () => Error): Promise<unknown> {
   const connection: DuckDBConnection = await instance.connect();
   const running = connection.runAndReadAll(sql);
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -237,7 +248,7 @@ export async function queryValue(instance: DuckDBInstance, sql: string, timeoutM
     const reader = await Promise.race([running, deadline]);
     return reader.getRowsJS()[0]?.[0] ?? null;
   } catch (error) {
-    throw error instanceof BadRequestError ? error : duckError(error);
+    throw error instanceof BadRequestError ? error : duckError(error, outOfMemory);
   } finally {
     clearTimeout(timer);
     void running.then(

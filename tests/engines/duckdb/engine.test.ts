@@ -114,7 +114,7 @@ describe("files are opened when the source opens", () => {
     writer.closeSync();
     const configOf = (files: string) => resolveConfig({ databases: { lake: { duckdb: ":memory:" } }, tables: [{ name: "t", files }] }, { baseDir: dir, env: {} });
     const started = configOf("./a.parquet");
-    const engine = new DuckDBEngine({ name: "lake", path: ":memory:", tables: started.tables }, { maxRows: 100, queryTimeoutMs: 1_000 });
+    const engine = new DuckDBEngine({ name: "lake", path: ":memory:", tables: started.tables, settings: { memoryLimitMb: 1024, threads: null } }, { maxRows: 100, queryTimeoutMs: 1_000 });
     try {
       expect((await engine.describe([{ config: started.tables[0]!, index: 0 }])).problems).toEqual([]);
       const reloaded = configOf("./*.parquet");
