@@ -99,10 +99,25 @@ test("a text column named five times is refused before anything is read: each na
 const COLUMNS = 1_500;
 const manyColumns = (limit: number) => `SELECT ${Array.from({ length: COLUMNS }, (_, i) => `n AS _${i.toString(36)}`).join(",")} FROM ticks LIMIT ${limit}`;
 
+/**
+ * The 1,500-column text (13.7 KB) takes a validation worker ~50 ms to parse once warm, ~160 ms
+ * cold, against the fixed 1 s validation deadline (sql/allowlist.ts): on two cores loaded by other
+ * tests a cold worker can miss it. That deadline is not what is tested here, so a text refused for
+ * it alone is sent again (at most three times; the workers are warm by then).
+ */
+async function validatedInTime(url: string): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(url, { headers: { "accept-encoding": "identity" } });
+    if (response.status !== 400 || attempt === 3) return response;
+    const text = await response.text();
+    if (!text.includes("too complex to validate")) throw new Error(`400: ${text}`);
+  }
+}
+
 test.each(["arrow", "csv"])("a select list of 1,500 columns (%s) is read in batches of a bounded number of values; memory does not grow with the result", async (format) => {
   const before = residentBytes(server.pid).rss;
   resetPeakRss(server.pid);
-  const response = await fetch(`${server.url}/api/query?format=${format}&query=${encodeURIComponent(manyColumns(10_000))}`, { headers: { "accept-encoding": "identity" } });
+  const response = await validatedInTime(`${server.url}/api/query?format=${format}&query=${encodeURIComponent(manyColumns(10_000))}`);
   expect(response.status).toBe(200);
   const body = new Uint8Array(await response.arrayBuffer());
   const growth = residentBytes(server.pid).peak - before;
