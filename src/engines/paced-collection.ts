@@ -10,18 +10,26 @@
  *   a 1M-row export's peak growth was 49–87 MB, and each fresh buffer's pages were faulted in anew.
  *   Collected every 4 MiB of the stream, it peaks ~31 MB and the export takes ~0.85× the time
  *   (freed pages are reused, not faulted in).
- * With a full collection after every COLLECT_AFTER_BYTES read, what is read but not yet collected
- * stays within about that.
+ * After every COLLECT_AFTER_BYTES read, what is read but not yet collected stays within about that.
+ * Most of it died young (a chunk decoded, a batch sent), so an eden collection frees it at a
+ * fraction of a full one's cost; what was still in flight at a collection (a batch being sent)
+ * survives it into the old generation, which only a full collection frees, so every
+ * FULL_EVERY-th collection is a full one. A/B against a full collection every time (BENCHMARKS.md,
+ * "Collections"): PostgreSQL export 0.82× the time at the same ~31 MB peak (eden only: 0.81×,
+ * ~46 MB; eden every 2 or 1 MiB: 63 and 91 MB, more survivors promoted), DuckDB export 0.82×.
  *
  * The budget is the process's, not a read's: concurrent reads share it, so collections follow the
  * bytes read, not the number of reads, and a read that returns few rows (a quote reads none) seldom
- * spends it. `fullGC` from bun:jsc is a synchronous full collection that keeps compiled code
- * (`Bun.gc(true)` also throws it away: the DuckDB export took 2–3× as long).
+ * spends it. `fullGC` and `edenGC` from bun:jsc are synchronous collections that keep compiled
+ * code (`Bun.gc(true)` also throws it away: the DuckDB export took 2–3× as long).
  */
-import { fullGC } from "bun:jsc";
+import { edenGC, fullGC } from "bun:jsc";
 
 /** The bytes read, by all reads together, between two collections. */
 export const COLLECT_AFTER_BYTES = 4 * 1024 * 1024;
+
+/** One collection in this many is a full one; the others are eden collections. */
+export const FULL_EVERY = 4;
 
 let readSinceCollection = 0;
 let collections = 0;
@@ -32,7 +40,8 @@ export function bytesRead(bytes: number): void {
   if (readSinceCollection < COLLECT_AFTER_BYTES) return;
   readSinceCollection = 0;
   collections++;
-  fullGC();
+  if (collections % FULL_EVERY === 0) fullGC();
+  else edenGC();
 }
 
 /** How many collections the budget has run in this process (for tests). */

@@ -4,19 +4,26 @@
  * PostgreSQL read's sent batches leave behind).
  */
 import { expect, test } from "bun:test";
-import { bytesRead, COLLECT_AFTER_BYTES, pacedCollections } from "../../src/engines/paced-collection.ts";
+import { bytesRead, COLLECT_AFTER_BYTES, FULL_EVERY, pacedCollections } from "../../src/engines/paced-collection.ts";
 
-/** An object nobody holds once this returns, and a flag its finalizer sets. */
-function dropped(): { finalized: () => boolean } {
+/** An object nobody holds once `drop()` is called (at once, unless `held`), and a flag its finalizer sets. */
+function dropped(held = false): { finalized: () => boolean; drop: () => void } {
   let finalized = false;
   const registry = new FinalizationRegistry(() => {
     finalized = true;
   });
-  (() => registry.register({ payload: new Array(64).fill(0) }, "dropped"))();
+  let holder: { payload: number[] } | null = { payload: new Array(64).fill(0) };
+  registry.register(holder, "dropped");
+  if (!held) holder = null;
   // The registry itself must outlive the object, or its callback never runs.
   (globalThis as { keep?: unknown[] }).keep ??= [];
   (globalThis as { keep?: unknown[] }).keep!.push(registry);
-  return { finalized: () => finalized };
+  return {
+    finalized: () => finalized,
+    drop: () => {
+      holder = null;
+    },
+  };
 }
 
 async function ticks(n: number): Promise<void> {
@@ -40,4 +47,21 @@ test("a budget not yet spent collects nothing", () => {
   const before = pacedCollections();
   for (let i = 0; i < 100; i++) bytesRead(1_000);
   expect(pacedCollections()).toBe(before);
+});
+
+test("what was still held at a collection is freed by the next full one", async () => {
+  const probe = dropped(true);
+  // Spend budgets until the last collection was a full one, then collect with the object held:
+  // it survives that eden collection into the old generation, which the next ones leave alone.
+  while (pacedCollections() % FULL_EVERY !== 0) bytesRead(COLLECT_AFTER_BYTES);
+  bytesRead(COLLECT_AFTER_BYTES);
+  probe.drop();
+  do {
+    bytesRead(COLLECT_AFTER_BYTES); // at least one eden collection with nothing holding it
+    await ticks(5);
+  } while ((pacedCollections() + 1) % FULL_EVERY !== 0);
+  const beforeFull = probe.finalized();
+  bytesRead(COLLECT_AFTER_BYTES); // the full one
+  await ticks(5);
+  expect({ beforeFull, afterFull: probe.finalized() }).toEqual({ beforeFull: false, afterFull: true });
 });
