@@ -81,6 +81,69 @@ export function utf8Plan(rows: number, nullable: boolean, nulls: Nulls, offsets:
 }
 
 /**
+ * What a column builder keeps of the batch it builds (postgres/copy-arrow.ts, duckdb/arrow-chunks.ts):
+ * its bytes, kept from batch to batch, its NULL rows and its row count. A subclass appends values
+ * its own way and hands each batch over as a plan, which starts the next batch empty.
+ */
+export abstract class BuiltColumn {
+  protected readonly data = new Growing();
+  protected nulls = new Nulls();
+  protected n = 0;
+
+  constructor(protected readonly nullable: boolean) {}
+
+  /** Row (in the batch) of the first NULL, or -1. */
+  get firstNull(): number {
+    return this.nulls.first;
+  }
+
+  /** Bytes of the buffers it keeps from batch to batch. */
+  get retainedBytes(): number {
+    return this.data.bytes.byteLength;
+  }
+
+  /** The batch's buffers as a plan of the encoder's (columns.ts); the next batch starts empty. */
+  abstract plan(): ColumnPlan;
+
+  /** The batch as a fixed-width or bit column of its first `length` bytes. */
+  protected flatBatch(length: number): ColumnPlan {
+    const plan = flatPlan(this.n, this.nullable, this.nulls, this.data.bytes, length);
+    this.n = 0;
+    this.nulls = new Nulls();
+    return plan;
+  }
+}
+
+/** A Utf8 column's builder: the values' bytes end to end, and where each one ends. */
+export abstract class BuiltUtf8Column extends BuiltColumn {
+  protected offsets = new Int32Array(64);
+  protected end = 0;
+
+  override get retainedBytes(): number {
+    return this.data.bytes.byteLength + this.offsets.byteLength;
+  }
+
+  /** Room in `offsets` for a batch of `rows` rows. */
+  protected offsetsFor(rows: number): void {
+    if (rows + 1 <= this.offsets.length) return;
+    let size = this.offsets.length * 2;
+    while (size < rows + 1) size *= 2;
+    const next = new Int32Array(size);
+    next.set(this.offsets);
+    this.offsets = next;
+  }
+
+  /** The batch as a Utf8 column (its own buffers unless others are given: text replaced, say). */
+  protected utf8Batch(data: Uint8Array = this.data.bytes, offsets: Int32Array = this.offsets, bytes: number = this.end): ColumnPlan {
+    const plan = utf8Plan(this.n, this.nullable, this.nulls, offsets, data, bytes);
+    this.n = 0;
+    this.end = 0;
+    this.nulls = new Nulls();
+    return plan;
+  }
+}
+
+/**
  * The record-batch message of `rows` rows from the builders (with `frame` around it in the same
  * buffer), or the encoder's ValueDoesNotFit for the first NULL in a NOT NULL column (first such
  * column, then its first row, as encode.ts firstMisfit names it).

@@ -15,7 +15,7 @@
  */
 import type { DataChunk, Vector } from "@duckdb/node-bindings";
 import { isUtf8 } from "node:buffer";
-import { builtBatch, flatPlan, Growing, Nulls, utf8Plan } from "../../arrow/built-columns.ts";
+import { builtBatch, BuiltColumn, BuiltUtf8Column, type Nulls } from "../../arrow/built-columns.ts";
 import { ValueDoesNotFit, type ColumnPlan } from "../../arrow/columns.ts";
 import type { EncoderColumn } from "../../arrow/encode.ts";
 import type { DuckDBBindings as DuckBindings } from "./native-library.ts";
@@ -143,20 +143,14 @@ const checkTimestamps: ValueCheck = (bytes, at, count, column, firstRowIndex) =>
 
 const CHECKS: Partial<Record<string, ValueCheck>> = { date32: checkDates, timestamp_us: checkTimestamps, timestamp_us_utc: checkTimestamps };
 
-class FixedBuilder implements ColumnBuilder {
-  private readonly data = new Growing();
-  private nulls = new Nulls();
-  private n = 0;
-
+class FixedBuilder extends BuiltColumn implements ColumnBuilder {
   constructor(
     private readonly bindings: DuckBindings,
     private readonly width: number,
-    private readonly nullable: boolean,
+    nullable: boolean,
     private readonly check: ValueCheck | null,
-  ) {}
-
-  get firstNull(): number {
-    return this.nulls.first;
+  ) {
+    super(nullable);
   }
 
   append(vector: Vector, count: number, column: number, firstRowIndex: number): void {
@@ -174,26 +168,17 @@ class FixedBuilder implements ColumnBuilder {
   }
 
   plan(): ColumnPlan {
-    const plan = flatPlan(this.n, this.nullable, this.nulls, this.data.bytes, this.n * this.width);
-    this.n = 0;
-    this.nulls = new Nulls();
-    return plan;
+    return this.flatBatch(this.n * this.width);
   }
 }
 
 /** DuckDB's booleans are a byte each; Arrow's a bit. */
-class BoolBuilder implements ColumnBuilder {
-  private readonly data = new Growing();
-  private nulls = new Nulls();
-  private n = 0;
-
+class BoolBuilder extends BuiltColumn implements ColumnBuilder {
   constructor(
     private readonly bindings: DuckBindings,
-    private readonly nullable: boolean,
-  ) {}
-
-  get firstNull(): number {
-    return this.nulls.first;
+    nullable: boolean,
+  ) {
+    super(nullable);
   }
 
   append(vector: Vector, count: number): void {
@@ -213,10 +198,7 @@ class BoolBuilder implements ColumnBuilder {
   }
 
   plan(): ColumnPlan {
-    const plan = flatPlan(this.n, this.nullable, this.nulls, this.data.bytes, (this.n + 7) >> 3);
-    this.n = 0;
-    this.nulls = new Nulls();
-    return plan;
+    return this.flatBatch((this.n + 7) >> 3);
   }
 }
 
@@ -232,33 +214,19 @@ const utf8Encoder = new TextEncoder();
  * exactly its strings' own, which DuckDB keeps readable while the chunk lives: nothing between or
  * around them is read.
  */
-class Utf8Builder implements ColumnBuilder {
-  private data = new Growing();
-  private offsets = new Int32Array(64);
-  private nulls = new Nulls();
-  private n = 0;
-  private end = 0;
-
+class Utf8Builder extends BuiltUtf8Column implements ColumnBuilder {
   constructor(
     private readonly bindings: DuckBindings,
-    private readonly nullable: boolean,
-  ) {}
-
-  get firstNull(): number {
-    return this.nulls.first;
+    nullable: boolean,
+  ) {
+    super(nullable);
   }
 
   append(vector: Vector, count: number): void {
     const strings = this.bindings.vector_get_data(vector, count * 16);
     const view = new DataView(strings.buffer, strings.byteOffset, strings.byteLength);
     const nulls = chunkNulls(this.bindings, vector, count);
-    if (this.n + count + 1 > this.offsets.length) {
-      let size = this.offsets.length * 2;
-      while (size < this.n + count + 1) size *= 2;
-      const next = new Int32Array(size);
-      next.set(this.offsets);
-      this.offsets = next;
-    }
+    this.offsetsFor(this.n + count);
     const offsets = this.offsets;
     let skip = 0;
     let end = this.end;
@@ -304,18 +272,10 @@ class Utf8Builder implements ColumnBuilder {
   }
 
   plan(): ColumnPlan {
-    const rows = this.n;
-    const nulls = this.nulls;
-    let data: Uint8Array = this.data.bytes;
-    let offsets: Int32Array = this.offsets;
-    let bytes = this.end;
     // DuckDB's text is UTF-8 as it checks it; the values path decodes it replacing what is not (U+FFFD), and so does this.
-    if (!isUtf8(data.subarray(0, bytes))) ({ data, offsets, bytes } = replaced(data, offsets, rows));
-    const plan = utf8Plan(rows, this.nullable, nulls, offsets, data, bytes);
-    this.n = 0;
-    this.end = 0;
-    this.nulls = new Nulls();
-    return plan;
+    if (isUtf8(this.data.bytes.subarray(0, this.end))) return this.utf8Batch();
+    const { data, offsets, bytes } = replaced(this.data.bytes, this.offsets, this.n);
+    return this.utf8Batch(data, offsets, bytes);
   }
 }
 

@@ -12,7 +12,7 @@
  * decoding, a NULL in a NOT NULL column when the batch is encoded, as the encoder finds it.
  */
 import { isUtf8 } from "node:buffer";
-import { builtBatch, flatPlan, Growing, Nulls, utf8Plan } from "../../arrow/built-columns.ts";
+import { builtBatch, BuiltColumn, BuiltUtf8Column } from "../../arrow/built-columns.ts";
 import type { ColumnPlan } from "../../arrow/columns.ts";
 import type { EncoderColumn } from "../../arrow/encode.ts";
 import type { ArrowFrame } from "../pulled-read.ts";
@@ -139,26 +139,16 @@ function timestampWrite(out: DataView, at: number, dv: DataView, pos: number, le
   }
 }
 
-class FixedBuilder implements ColumnBuilder {
-  private readonly data = new Growing();
+class FixedBuilder extends BuiltColumn implements ColumnBuilder {
   private readonly write: FixedWrite;
-  private nulls = new Nulls();
-  private n = 0;
 
   constructor(
     pair: string,
     private readonly width: number,
-    private readonly nullable: boolean,
+    nullable: boolean,
   ) {
+    super(nullable);
     this.write = FIXED[pair]!;
-  }
-
-  get firstNull(): number {
-    return this.nulls.first;
-  }
-
-  get retainedBytes(): number {
-    return this.data.bytes.byteLength;
   }
 
   value(_buf: Buffer, dv: DataView, pos: number, len: number): void {
@@ -177,28 +167,11 @@ class FixedBuilder implements ColumnBuilder {
   }
 
   plan(): ColumnPlan {
-    const plan = flatPlan(this.n, this.nullable, this.nulls, this.data.bytes, this.n * this.width);
-    this.n = 0;
-    this.nulls = new Nulls();
-    return plan;
+    return this.flatBatch(this.n * this.width);
   }
 }
 
-class BoolBuilder implements ColumnBuilder {
-  private readonly data = new Growing();
-  private nulls = new Nulls();
-  private n = 0;
-
-  constructor(private readonly nullable: boolean) {}
-
-  get firstNull(): number {
-    return this.nulls.first;
-  }
-
-  get retainedBytes(): number {
-    return this.data.bytes.byteLength;
-  }
-
+class BoolBuilder extends BuiltColumn implements ColumnBuilder {
   value(buf: Buffer, _dv: DataView, pos: number, len: number): void {
     fixed("bool", 1, len);
     const byte = this.n >> 3;
@@ -216,33 +189,14 @@ class BoolBuilder implements ColumnBuilder {
   }
 
   plan(): ColumnPlan {
-    const plan = flatPlan(this.n, this.nullable, this.nulls, this.data.bytes, (this.n + 7) >> 3);
-    this.n = 0;
-    this.nulls = new Nulls();
-    return plan;
+    return this.flatBatch((this.n + 7) >> 3);
   }
 }
 
 /** Values this long or longer are copied and checked natively; shorter ones byte by byte. */
 const NATIVE_COPY = 64;
 
-class Utf8Builder implements ColumnBuilder {
-  private readonly data = new Growing();
-  private offsets = new Int32Array(64);
-  private nulls = new Nulls();
-  private n = 0;
-  private end = 0;
-
-  constructor(private readonly nullable: boolean) {}
-
-  get firstNull(): number {
-    return this.nulls.first;
-  }
-
-  get retainedBytes(): number {
-    return this.data.bytes.byteLength + this.offsets.byteLength;
-  }
-
+class Utf8Builder extends BuiltUtf8Column implements ColumnBuilder {
   /** UTF-8 checked as decode-values.ts `text` checks it: text that is not valid UTF-8 is refused. */
   value(buf: Buffer, _dv: DataView, pos: number, len: number): void {
     const at = this.end;
@@ -271,19 +225,11 @@ class Utf8Builder implements ColumnBuilder {
   }
 
   private push(): void {
-    if (this.n + 2 > this.offsets.length) {
-      const next = new Int32Array(this.offsets.length * 2);
-      next.set(this.offsets);
-      this.offsets = next;
-    }
+    this.offsetsFor(this.n + 1);
     this.offsets[++this.n] = this.end;
   }
 
   plan(): ColumnPlan {
-    const plan = utf8Plan(this.n, this.nullable, this.nulls, this.offsets, this.data.bytes, this.end);
-    this.n = 0;
-    this.end = 0;
-    this.nulls = new Nulls();
-    return plan;
+    return this.utf8Batch();
   }
 }
