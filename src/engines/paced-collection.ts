@@ -15,8 +15,10 @@
  * fraction of a full one's cost; what was still in flight at a collection (a batch being sent)
  * survives it into the old generation, which only a full collection frees, so every
  * FULL_EVERY-th collection is a full one. A/B against a full collection every time (BENCHMARKS.md,
- * "Collections"): PostgreSQL export 0.82× the time at the same ~31 MB peak (eden only: 0.81×,
- * ~46 MB; eden every 2 or 1 MiB: 63 and 91 MB, more survivors promoted), DuckDB export 0.82×.
+ * "eden collections between full ones"): the PostgreSQL export 0.86–0.90× the time at the same
+ * ~31 MB peak, the DuckDB export ~0.8×. One full in four was as fast but let a wide-text export's
+ * peak grow 35–47 → 54–65 MB (45–55 with one in two); eden only, 45–48 MB on the narrow export;
+ * eden every 1 or 2 MiB promoted more and peaked higher.
  *
  * The budget is the process's, not a read's: concurrent reads share it, so collections follow the
  * bytes read, not the number of reads, and a read that returns few rows (a quote reads none) seldom
@@ -29,7 +31,7 @@ import { edenGC, fullGC } from "bun:jsc";
 export const COLLECT_AFTER_BYTES = 4 * 1024 * 1024;
 
 /** One collection in this many is a full one; the others are eden collections. */
-export const FULL_EVERY = 4;
+export const FULL_EVERY = 2;
 
 let readSinceCollection = 0;
 let collections = 0;
